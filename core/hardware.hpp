@@ -1,0 +1,99 @@
+// Hardware: one GPU's facts, loaded from a JSON profile (profiles/*.json) and validated once.
+//
+// Every field carries its unit in its name. In the JSON file every field is an object
+//   "hbm_bandwidth_bytes_per_s": { "value": 1.555e12, "source": "A100 datasheet, Table 1" }
+// and the source note is kept in `sources` (field name -> note) so the CLI and GUI can show it.
+// A calibrated profile (profiles/calibrated/) has the same fields plus a "calibration" object
+// (fitted free parameters of the simulator) and a "provenance" object.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/result.hpp"
+
+namespace tilescope {
+
+// Free parameters of the simulator, fitted by `tilescope calibrate`. Defaults are the
+// physical ideal (datasheet bandwidth fully achieved, no extra overhead).
+struct Calibration {
+    double hbm_efficiency = 1.0;        // achieved / datasheet HBM bandwidth, (0, 1]
+    double l2_efficiency = 1.0;         // achieved / datasheet L2 bandwidth, (0, 1]
+    double smem_efficiency = 1.0;       // achieved / peak shared-memory bandwidth, (0, 1]
+    double tensor_efficiency = 1.0;     // achieved / peak tensor-core rate, (0, 1]
+    double fp32_efficiency = 1.0;       // achieved / peak FP32 rate, (0, 1]
+    double launch_overhead_ns = 0.0;    // fixed cost per kernel launch
+    double block_overhead_ns = 0.0;     // fixed cost per thread block (prologue, epilogue)
+    bool calibrated = false;            // true when read from a profile's "calibration" object
+};
+
+struct Hardware {
+    std::string name;           // profile id, e.g. "a100-40gb" (the file stem for bundled ones)
+    std::string display_name;   // e.g. "NVIDIA A100-SXM4-40GB"
+    std::string origin;         // where it was loaded from (path)
+    int compute_capability = 0; // e.g. 80, 90
+
+    // Streaming multiprocessors and per-SM limits (CUDA occupancy calculator inputs).
+    int sm_count = 0;
+    int max_threads_per_sm = 0;
+    int max_warps_per_sm = 0;
+    int max_blocks_per_sm = 0;
+    int max_threads_per_block = 0;
+    int warp_size_threads = 32;
+    int registers_per_sm = 0;                 // 32-bit registers
+    int max_registers_per_thread = 0;
+    int max_registers_per_block = 0;
+    int register_allocation_unit = 0;         // registers, allocated per warp in these units (256)
+    std::vector<int64_t> smem_carveout_steps_bytes;  // legal shared-memory carve-outs per SM, ascending
+    int64_t smem_per_sm_bytes = 0;            // largest carve-out
+    int64_t smem_per_block_max_bytes = 0;     // opt-in maximum dynamic shared memory per block
+    int64_t smem_reserved_per_block_bytes = 0;  // system reservation per block (1024 B on sm_80+)
+    double smem_bandwidth_bytes_per_cycle_per_sm = 0;  // 32 banks x 4 B = 128
+
+    // L2
+    int64_t l2_bytes = 0;
+    int l2_line_bytes = 0;
+    int l2_sector_bytes = 0;
+    double l2_bandwidth_bytes_per_s = 0;
+    double l2_latency_ns = 0;
+
+    // HBM
+    int64_t hbm_bytes = 0;
+    double hbm_bandwidth_bytes_per_s = 0;
+    double hbm_latency_ns = 0;
+
+    // Clocks
+    double sm_clock_hz = 0;     // boost clock used for per-SM rates
+    double memory_clock_hz = 0;
+
+    // Compute rates, whole GPU, dense
+    double tensor_fp16_flops_per_s = 0;
+    double tensor_bf16_flops_per_s = 0;
+    double tensor_tf32_flops_per_s = 0;  // used for fp32 matmul on tensor cores
+    double fp32_flops_per_s = 0;         // FMA counted as 2
+    double sfu_ops_per_s = 0;            // exp2 / rcp etc.
+
+    double kernel_launch_latency_ns = 0;  // time from launch to first block, per kernel
+
+    Calibration calibration;
+    std::map<std::string, std::string> sources;  // field -> source note
+    std::map<std::string, std::string> provenance;  // calibrated profiles: gpu, driver, date, commit...
+};
+
+// Parse and validate a profile. Reports the first problem with its JSON path and the rule it
+// breaks, e.g. "profile h100.json: $.sm_count.value must be a positive integer (got -4)".
+Result<Hardware> parse_hardware(const std::string& json_text, const std::string& origin);
+Result<Hardware> load_hardware_file(const std::string& path);
+
+// `spec` is a bundled profile name ("a100-40gb", "calibrated/h100-sxm") or a path to a JSON file.
+Result<Hardware> load_hardware(const std::string& spec);
+
+// Directory holding the bundled profiles: $TILESCOPE_PROFILE_DIR if set, else the install or
+// source-tree location compiled in.
+std::string profile_dir();
+// Names of bundled profiles (file stems, calibrated ones as "calibrated/<stem>"), sorted.
+std::vector<std::string> list_bundled_profiles();
+
+}  // namespace tilescope

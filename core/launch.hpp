@@ -1,0 +1,78 @@
+// Launch: one kernel launch as a grid of block programs, produced by lower().
+//
+// A block program is a sequence of Steps. Global loads and stores name a 2-D Region of a
+// Buffer (row_bytes contiguous bytes, `rows` times, `stride_bytes` apart), so the simulator's
+// L2 model can tell which bytes two blocks share. Everything the program moves or computes is
+// explicit: a global load that lands in shared memory is a `load` step followed by a
+// `smem_write` step. Summing the steps of every block gives exactly the launch's closed-form
+// `counts` (that is a test: simulator with L2 off == analytic).
+//
+// Worked example (flash2, one block, Bc = 64, d = 64, fp16): iteration j has
+//   load K[j] (64 rows x 128 B), smem_write 8192 B, load V[j], smem_write 8192 B, barrier,
+//   smem_read (Q,K), compute tensor 2*Br*Bc*d, compute sfu Br*Bc (exp), compute fp32 ..., ...
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace tilescope {
+
+enum class StepKind : std::uint8_t { load, store, smem_read, smem_write, compute, barrier };
+enum class Unit : std::uint8_t { tensor, fp32, sfu };
+
+struct Region {
+    std::uint32_t buffer = 0;      // index into Launch::buffers
+    std::int64_t offset_bytes = 0; // first byte
+    std::int64_t row_bytes = 0;    // contiguous bytes per row
+    std::int64_t rows = 0;
+    std::int64_t stride_bytes = 0; // distance between row starts (>= row_bytes when rows > 1)
+    std::int64_t bytes() const { return row_bytes * rows; }
+};
+
+struct Step {
+    StepKind kind = StepKind::compute;
+    Unit unit = Unit::fp32;        // compute only
+    std::int32_t iteration = 0;    // main-loop iteration this step belongs to (pipelining)
+    Region region;                 // load / store only
+    double amount = 0;             // smem bytes for smem_*, operations for compute,
+                                   // region.bytes() for load/store
+};
+
+struct Buffer {
+    std::string name;       // "Q", "K", "V", "O", "S", "P", "A", "B", "C", "x", "y", "lse", ...
+    std::int64_t bytes = 0;
+    bool written = false;   // the launch stores into it
+};
+
+// Closed-form totals of a launch with no caches (what analytic() reports).
+struct Counts {
+    double global_load_bytes = 0;
+    double global_store_bytes = 0;
+    double smem_read_bytes = 0;
+    double smem_write_bytes = 0;
+    double flops_tensor = 0;
+    double flops_fp32 = 0;
+    double sfu_ops = 0;
+};
+
+struct Launch {
+    std::string name;                 // e.g. "attention-naive:qk", "attention-flash2:fwd"
+    std::int64_t grid_x = 1, grid_y = 1, grid_z = 1;
+    int threads_per_block = 0;
+    std::int64_t smem_bytes_per_block = 0;  // dynamic + static, excluding the system reservation
+    int registers_per_thread = 0;           // estimate
+    int stages = 1;                   // loads of iteration i+stages-1 may overlap compute of i
+    bool persistent = false;          // grid = resident slots, each looping over `work_items`
+    std::int64_t work_items = 0;      // tiles of work (== blocks() unless persistent)
+    std::vector<Buffer> buffers;
+    Counts counts;
+    // Appends the program of work item `item` (0 <= item < work_items) to `out`.
+    // Must be deterministic and thread-safe (called concurrently from sweep workers).
+    std::function<void(std::int64_t item, std::vector<Step>& out)> program;
+
+    std::int64_t blocks() const { return grid_x * grid_y * grid_z; }
+};
+
+}  // namespace tilescope
