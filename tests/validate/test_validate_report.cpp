@@ -1,0 +1,179 @@
+#include <catch2/catch.hpp>
+
+#include <boost/json.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <map>
+
+#include "core/metrics.hpp"
+#include "core/result_io.hpp"
+#include "validate/dataset.hpp"
+#include "validate/report_format.hpp"
+#include "validate/validate.hpp"
+
+using namespace tilescope;
+using namespace tilescope::validate;
+
+namespace {
+
+Workload gemm(int64_t m, int tm, int tn) {
+    Workload w;
+    w.kernel = KernelFamily::gemm;
+    w.dtype = DType::fp16;
+    w.m = m;
+    w.n = m;
+    w.k = m;
+    w.tile = Tile{tm, tn, 32, 3, 8};
+    return w;
+}
+
+Measurement measured(const Workload& w, double hbm_read, double hbm_write, double l2, double t_ns) {
+    Measurement m;
+    m.model = "measured";
+    m.workload = w;
+    m.gpu = "h100-sxm";
+    m.total.values.fill(NAN);
+    m.total[Metric::dram_bytes_read] = hbm_read;
+    m.total[Metric::dram_bytes_write] = hbm_write;
+    m.total[Metric::lts_t_bytes] = l2;
+    m.total[Metric::gpu_time_duration] = t_ns;
+    return m;
+}
+
+// A data set of tile sweeps over a few GEMM sizes; measured time depends on the tile.
+Dataset synthetic() {
+    Dataset d;
+    d.origin = "synthetic";
+    for (int64_t m : {1024, 2048, 3072, 4096, 5120, 6144}) {
+        for (int tm : {64, 128}) {
+            for (int tn : {64, 128, 256}) {
+                Case c;
+                c.measured = measured(gemm(m, tm, tn), 1e6 * double(m), 2e5 * double(m), 3e6 * double(m),
+                                      1000.0 * double(m) / double(tm) * (1.0 + 64.0 / tn));
+                c.name = case_name(c.measured.workload);
+                c.key = sweep_key(c.measured.workload);
+                c.split = split_of(c.measured.workload);
+                d.cases.push_back(c);
+            }
+        }
+    }
+    return d;
+}
+
+Hardware hw() {
+    Hardware h;
+    h.name = "h100-sxm";
+    return h;
+}
+
+// Predicts the measurement scaled by `factor`, optionally reversing the time order in a sweep.
+Predictor scaled(const Dataset& d, double bytes_factor, double time_factor, bool scramble) {
+    std::map<std::string, Measurement> by_name;
+    for (const auto& c : d.cases) by_name[c.name] = c.measured;
+    return [by_name, bytes_factor, time_factor, scramble](const Workload& w, const Hardware&) -> Result<Prediction> {
+        if (w.m == 6144 && w.tile.m == 64 && w.tile.n == 64) return make_error("tile not supported by model");
+        Prediction p = by_name.at(case_name(w));
+        p.model = "test";
+        for (const Metric q : {Metric::dram_bytes_read, Metric::dram_bytes_write, Metric::lts_t_bytes})
+            p.total[q] *= bytes_factor;
+        double t = p.total[Metric::gpu_time_duration] * time_factor;
+        if (scramble) t = 1e9 / t;  // reverses every sweep's order
+        p.total[Metric::gpu_time_duration] = t;
+        return p;
+    };
+}
+
+}  // namespace
+
+TEST_CASE("validate: exact predictions pass every target", "[validate][report]") {
+    const Dataset d = synthetic();
+    auto r = run_validation(d, hw(), "test", scaled(d, 1.0, 1.0, false), {SplitFilter::all, 2, {}});
+    REQUIRE(r.ok());
+    CHECK(r->cases.size() == 36);
+    // the one case the model cannot predict is kept with its reason
+    int failed = 0;
+    for (const auto& c : r->cases) failed += c.error.empty() ? 0 : 1;
+    CHECK(failed == 1);
+    CHECK(r->all.quantities[0].usable == 35);
+    CHECK(r->all.quantities[0].unusable == 1);
+    CHECK(r->all.quantities[0].errors.mape == Approx(0).margin(1e-12));
+    CHECK(r->all.spearman_mean == Approx(1.0));
+    CHECK(r->all.regret_mean == Approx(0).margin(1e-12));
+    CHECK(r->sweeps.size() == 6);
+    CHECK(r->heldout.sweeps_ranked + r->train.sweeps_ranked == 6);
+    if (r->heldout.sweeps_ranked > 0) CHECK(r->pass);
+}
+
+TEST_CASE("validate: biased bytes and reversed ranking fail the right checks", "[validate][report]") {
+    const Dataset d = synthetic();
+    auto r = run_validation(d, hw(), "test", scaled(d, 1.08, 1.0, true), {SplitFilter::heldout, 1, {}});
+    REQUIRE(r.ok());
+    CHECK(r->all.quantities[static_cast<std::size_t>(Quantity::hbm_bytes)].errors.mape == Approx(0.08));
+    CHECK(r->all.quantities[static_cast<std::size_t>(Quantity::lts_bytes)].errors.mape == Approx(0.08));
+    CHECK(r->all.spearman_mean == Approx(-1.0));
+    CHECK(r->all.regret_mean > 0.5);
+    CHECK_FALSE(r->pass);
+    std::map<std::string, bool> pass;
+    for (const auto& c : r->checks) pass[c.what] = c.pass;
+    CHECK_FALSE(pass.at("held-out hbm_bytes MAPE"));   // 8 % > 5 %
+    CHECK(pass.at("held-out lts_bytes MAPE"));         // 8 % <= 10 %
+    CHECK_FALSE(pass.at("held-out mean Spearman (time, per tile sweep)"));
+}
+
+TEST_CASE("report formats: JSON parses, table and Markdown carry the checks, plots are written",
+          "[validate][report]") {
+    const Dataset d = synthetic();
+    auto r = run_validation(d, hw(), "test", scaled(d, 1.02, 1.03, false), {SplitFilter::all, 1, {}});
+    REQUIRE(r.ok());
+    const auto j = boost::json::parse(report_json(*r));
+    REQUIRE(j.is_object());
+    CHECK(j.as_object().at("cases").as_array().size() == 36);
+    CHECK(j.at("summary").at("all").at("quantities").at("time").at("mape").as_double() ==
+          Approx(0.03));
+    const std::string t = report_table(*r);
+    CHECK(t.find("held-out hbm_bytes MAPE") != std::string::npos);
+    const auto dir = std::filesystem::temp_directory_path() / "tilescope_validate_test_plots";
+    auto files = write_plots(*r, dir.string());
+    REQUIRE(files.ok());
+    CHECK(files->size() == kQuantityCount);
+    for (const auto& f : *files) CHECK(std::filesystem::file_size(dir / f) > 1000);
+    const std::string md = report_markdown(*r, *files);
+    CHECK(md.find("| held-out hbm_bytes MAPE | 2.00% | <= 5.00% | pass |") != std::string::npos);
+    CHECK(md.find("![scatter_time.png](scatter_time.png)") != std::string::npos);
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("dataset: microbench, failed rows, comments and errors by line", "[validate][dataset]") {
+    const std::string text =
+        "# comment\n"
+        "\n"
+        "{\"microbench\":\"hbm_bandwidth\",\"value\":3.0e12,\"unit\":\"bytes_per_s\"}\n"
+        "{\"status\":\"illegal\",\"reason\":\"tile 256x256 needs too much shared memory\"}\n";
+    auto d = parse_dataset(text, "x.jsonl");
+    REQUIRE(d.ok());
+    CHECK(d->cases.empty());
+    CHECK(microbench_value(*d, "hbm_bandwidth") == 3.0e12);
+    CHECK(std::isnan(microbench_value(*d, "l2_bandwidth")));
+    REQUIRE(d->skipped.size() == 1);
+    CHECK(d->skipped[0].find("line 4: illegal") == 0);
+    auto bad = parse_dataset("{\"microbench\":\"x\",\"value\":-1}\n", "y.jsonl");
+    REQUIRE_FALSE(bad.ok());
+    CHECK(bad.error().message.find("y.jsonl:1") == 0);
+    CHECK_FALSE(parse_dataset("not json\n", "z").ok());
+}
+
+TEST_CASE("dataset: measurement lines round-trip through core's JSON", "[validate][dataset]") {
+    const Measurement m = measured(gemm(2048, 128, 128), 1e7, 2e6, 3e7, 12345.0);
+    const std::string line = to_json(m);
+    std::string one_line;
+    for (char c : line)
+        if (c != '\n') one_line += c;
+    auto d = parse_dataset(one_line + "\n" + one_line + "\n", "m.jsonl");
+    REQUIRE(d.ok());
+    REQUIRE(d->cases.size() == 1);
+    CHECK(d->skipped.size() == 1);  // the duplicate
+    CHECK(d->cases[0].name == case_name(m.workload));
+    CHECK(quantity_of(d->cases[0].measured, Quantity::time) == Approx(12345.0));
+    CHECK(quantity_of(d->cases[0].measured, Quantity::hbm_bytes) == Approx(1.2e7));
+}

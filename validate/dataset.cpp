@@ -1,0 +1,107 @@
+#include "validate/dataset.hpp"
+
+#include <boost/json.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <set>
+#include <sstream>
+
+#include "core/result_io.hpp"
+
+namespace tilescope::validate {
+
+namespace json = boost::json;
+
+namespace {
+
+std::string string_field(const json::object& o, const char* key) {
+    const auto* v = o.if_contains(key);
+    if (v != nullptr && v->is_string()) return std::string(v->as_string());
+    return {};
+}
+
+}  // namespace
+
+Result<Dataset> parse_dataset(const std::string& jsonl_text, const std::string& origin) {
+    Dataset d;
+    d.origin = origin;
+    std::set<std::string> seen;
+    std::istringstream in(jsonl_text);
+    std::string line;
+    int line_no = 0;
+    while (std::getline(in, line)) {
+        ++line_no;
+        const auto first = line.find_first_not_of(" \t\r");
+        if (first == std::string::npos || line[first] == '#') continue;
+        const std::string where = origin + ":" + std::to_string(line_no);
+        boost::system::error_code ec;
+        json::value v = json::parse(line, ec);
+        if (ec || !v.is_object())
+            return make_error(where + ": not a JSON object (" + (ec ? ec.message() : "wrong type") + ")");
+        const json::object& o = v.as_object();
+        if (const auto* mb = o.if_contains("microbench")) {
+            if (!mb->is_string()) return make_error(where + ": $.microbench must be a string");
+            const auto* val = o.if_contains("value");
+            if (val == nullptr || !val->is_number())
+                return make_error(where + ": $.value must be a number for microbench '" +
+                                  std::string(mb->as_string()) + "'");
+            Microbench m{std::string(mb->as_string()), val->to_number<double>(), string_field(o, "unit")};
+            if (!std::isfinite(m.value) || m.value <= 0)
+                return make_error(where + ": $.value must be finite and > 0 (got " +
+                                  std::to_string(m.value) + ")");
+            d.microbench.push_back(std::move(m));
+            continue;
+        }
+        const std::string status = string_field(o, "status");
+        if (!status.empty() && status != "ok") {
+            std::string reason = string_field(o, "reason");
+            if (reason.empty()) reason = string_field(o, "error");
+            d.skipped.push_back("line " + std::to_string(line_no) + ": " + status + ": " + reason);
+            continue;
+        }
+        auto p = prediction_from_json(line);
+        if (!p) return make_error(where + ": " + p.error().message);
+        Measurement m = std::move(p).value();
+        if (m.model != "measured")
+            return make_error(where + ": $.model must be \"measured\" (got \"" + m.model + "\")");
+        Case c;
+        c.name = case_name(m.workload);
+        c.key = sweep_key(m.workload);
+        c.split = split_of(m.workload);
+        if (!seen.insert(c.name).second) {
+            d.skipped.push_back("line " + std::to_string(line_no) + ": duplicate of an earlier case " + c.name);
+            continue;
+        }
+        if (d.provenance.empty()) d.provenance = m.provenance;
+        c.measured = std::move(m);
+        d.cases.push_back(std::move(c));
+    }
+    return d;
+}
+
+Result<Dataset> load_dataset(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    if (!f) return make_error("cannot read measurements file " + path);
+    std::ostringstream s;
+    s << f.rdbuf();
+    return parse_dataset(s.str(), path);
+}
+
+std::string microbench_json(const Microbench& m) {
+    json::object o;
+    o["microbench"] = m.name;
+    o["value"] = m.value;
+    o["unit"] = m.unit;
+    return json::serialize(o);
+}
+
+double microbench_value(const Dataset& d, const std::string& name) {
+    double v = std::numeric_limits<double>::quiet_NaN();
+    for (const auto& m : d.microbench)
+        if (m.name == name) v = m.value;
+    return v;
+}
+
+}  // namespace tilescope::validate

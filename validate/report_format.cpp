@@ -1,0 +1,281 @@
+#include "validate/report_format.hpp"
+
+#include <boost/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+
+#include "validate/plot.hpp"
+
+namespace tilescope::validate {
+
+namespace json = boost::json;
+
+namespace {
+
+bool selected(Split s, const std::string& filter) {
+    return filter == "all" || filter == to_string(s);
+}
+
+std::string num(double v, const char* fmt = "%.4g") {
+    if (!std::isfinite(v)) return "n/a";
+    char buf[64];
+    std::snprintf(buf, sizeof buf, fmt, v);
+    return buf;
+}
+
+json::value jnum(double v) {
+    if (!std::isfinite(v)) return nullptr;
+    return v;
+}
+
+std::string pad(std::string s, std::size_t width) {
+    if (s.size() < width) s.append(width - s.size(), ' ');
+    return s;
+}
+
+std::string check_line(const Check& c) {
+    return std::string(c.pass ? "PASS" : "FAIL") + "  " + c.what + " = " +
+           (c.what.find("Spearman") != std::string::npos ? num(c.value, "%.3f") : pct(c.value)) +
+           " (target " + (c.upper ? "<= " : ">= ") +
+           (c.what.find("Spearman") != std::string::npos ? num(c.target, "%.2f") : pct(c.target)) + ")";
+}
+
+const SplitSummary& summary_of(const Report& r, const std::string& which) {
+    if (which == "train") return r.train;
+    if (which == "heldout") return r.heldout;
+    return r.all;
+}
+
+json::object summary_json(const SplitSummary& s) {
+    json::object o;
+    json::object q;
+    for (std::size_t i = 0; i < kQuantityCount; ++i) {
+        const auto& qs = s.quantities[i];
+        json::object e;
+        e["metric"] = kQuantityNames[i];
+        e["usable"] = qs.usable;
+        e["unusable"] = qs.unusable;
+        e["mape"] = qs.usable ? jnum(qs.errors.mape) : json::value(nullptr);
+        e["median_ape"] = qs.usable ? jnum(qs.errors.median_ape) : json::value(nullptr);
+        e["max_ape"] = qs.usable ? jnum(qs.errors.max_ape) : json::value(nullptr);
+        e["mean_log_ratio"] = qs.usable ? jnum(qs.errors.mean_log_ratio) : json::value(nullptr);
+        e["worst_case"] = qs.worst_case;
+        q[kQuantityIds[i]] = std::move(e);
+    }
+    o["quantities"] = std::move(q);
+    o["sweeps_ranked"] = s.sweeps_ranked;
+    o["spearman_mean"] = jnum(s.spearman_mean);
+    o["spearman_min"] = jnum(s.spearman_min);
+    o["spearman_min_sweep"] = s.spearman_min_sweep;
+    o["sweeps_with_regret"] = s.sweeps_with_regret;
+    o["regret_mean"] = jnum(s.regret_mean);
+    o["regret_max"] = jnum(s.regret_max);
+    o["regret_max_sweep"] = s.regret_max_sweep;
+    return o;
+}
+
+}  // namespace
+
+std::string pct(double fraction) {
+    if (!std::isfinite(fraction)) return "n/a";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f%%", fraction * 100.0);
+    return buf;
+}
+
+std::string report_table(const Report& r) {
+    std::ostringstream o;
+    o << "validate: model " << r.model << " on " << r.gpu << ", measurements " << r.measurements << "\n";
+    o << "cases: " << r.cases.size() << " (" << r.skipped.size() << " dataset lines skipped)\n\n";
+    o << pad("metric", 26) << pad("split", 9) << pad("n", 6) << pad("MAPE", 10) << pad("median", 10)
+      << pad("worst", 10) << "worst case\n";
+    for (const char* which : {"train", "heldout", "all"}) {
+        const SplitSummary& s = summary_of(r, which);
+        for (std::size_t q = 0; q < kQuantityCount; ++q) {
+            const auto& qs = s.quantities[q];
+            o << pad(kQuantityNames[q], 26) << pad(which, 9) << pad(std::to_string(qs.usable), 6)
+              << pad(qs.usable ? pct(qs.errors.mape) : "n/a", 10)
+              << pad(qs.usable ? pct(qs.errors.median_ape) : "n/a", 10)
+              << pad(qs.usable ? pct(qs.errors.max_ape) : "n/a", 10) << qs.worst_case << "\n";
+        }
+        o << pad("Spearman (time, sweeps)", 26) << pad(which, 9) << pad(std::to_string(s.sweeps_ranked), 6)
+          << "mean " << num(s.spearman_mean, "%.3f") << "  min " << num(s.spearman_min, "%.3f") << "  "
+          << s.spearman_min_sweep << "\n";
+        o << pad("top-1 regret (time)", 26) << pad(which, 9) << pad(std::to_string(s.sweeps_with_regret), 6)
+          << "mean " << pct(s.regret_mean) << "  max " << pct(s.regret_max) << "  " << s.regret_max_sweep
+          << "\n\n";
+    }
+    o << "tile sweeps (" << r.split_filter << "):\n";
+    o << pad("split", 9) << pad("n", 4) << pad("Spearman", 10) << pad("regret", 10) << "sweep\n";
+    for (const auto& w : r.sweeps) {
+        if (!selected(w.split, r.split_filter)) continue;
+        o << pad(std::string(to_string(w.split)), 9) << pad(std::to_string(w.cases), 4)
+          << pad(num(w.spearman, "%.3f"), 10) << pad(pct(w.regret), 10) << w.key << "\n";
+    }
+    o << "\nchecks (held-out targets):\n";
+    for (const auto& c : r.checks) o << "  " << check_line(c) << "\n";
+    o << (r.pass ? "ALL TARGETS MET\n" : "TARGETS MISSED\n");
+    return o.str();
+}
+
+std::string report_json(const Report& r) {
+    json::object o;
+    o["gpu"] = r.gpu;
+    o["model"] = r.model;
+    o["measurements"] = r.measurements;
+    o["split"] = r.split_filter;
+    o["split_rule"] = "train iff fnv1a64(sweep key) is even; held-out otherwise";
+    json::object prov;
+    for (const auto& [k, v] : r.provenance) prov[k] = v;
+    o["measurement_provenance"] = std::move(prov);
+    o["summary"] = json::object{{"train", summary_json(r.train)},
+                                {"heldout", summary_json(r.heldout)},
+                                {"all", summary_json(r.all)}};
+    json::array checks;
+    for (const auto& c : r.checks)
+        checks.push_back(json::object{{"what", c.what}, {"value", jnum(c.value)}, {"target", c.target},
+                                      {"op", c.upper ? "<=" : ">="}, {"pass", c.pass}});
+    o["checks"] = std::move(checks);
+    o["pass"] = r.pass;
+    json::array sweeps;
+    for (const auto& w : r.sweeps) {
+        if (!selected(w.split, r.split_filter)) continue;
+        sweeps.push_back(json::object{{"sweep", w.key}, {"split", to_string(w.split)}, {"cases", w.cases},
+                                      {"spearman", jnum(w.spearman)}, {"regret", jnum(w.regret)},
+                                      {"measured_best", w.measured_best}, {"model_pick", w.model_pick}});
+    }
+    o["sweeps"] = std::move(sweeps);
+    json::array cases;
+    for (const auto& c : r.cases) {
+        if (!selected(c.split, r.split_filter)) continue;
+        json::object jc{{"case", c.name}, {"split", to_string(c.split)}, {"family", c.family}};
+        if (!c.error.empty()) jc["error"] = c.error;
+        json::object pred, meas, ape;
+        for (std::size_t q = 0; q < kQuantityCount; ++q) {
+            pred[kQuantityIds[q]] = jnum(c.predicted[q]);
+            meas[kQuantityIds[q]] = jnum(c.measured[q]);
+            ape[kQuantityIds[q]] = jnum(abs_pct_error(c.predicted[q], c.measured[q]));
+        }
+        jc["predicted"] = std::move(pred);
+        jc["measured"] = std::move(meas);
+        jc["ape"] = std::move(ape);
+        cases.push_back(std::move(jc));
+    }
+    o["cases"] = std::move(cases);
+    json::array skipped;
+    for (const auto& s : r.skipped) skipped.push_back(json::value(s));
+    o["skipped"] = std::move(skipped);
+    return json::serialize(o) + "\n";
+}
+
+std::string report_markdown(const Report& r, const std::vector<std::string>& plots) {
+    std::ostringstream o;
+    o << "# tilescope validation: model `" << r.model << "` on `" << r.gpu << "`\n\n";
+    o << "Measurements: `" << r.measurements << "`";
+    if (auto it = r.provenance.find("gpu"); it != r.provenance.end()) o << " (GPU: " << it->second;
+    if (auto it = r.provenance.find("driver"); it != r.provenance.end()) o << ", driver " << it->second;
+    if (r.provenance.count("gpu") != 0) o << ")";
+    o << ".\n\n" << r.cases.size() << " cases; split rule: a case is *train* iff FNV-1a-64 of its sweep key "
+      << "(the case without its tile) is even, *held-out* otherwise. Calibration saw train cases only.\n\n";
+    o << "## Targets (held-out)\n\n| check | value | target | result |\n|---|---|---|---|\n";
+    for (const auto& c : r.checks) {
+        const bool rho = c.what.find("Spearman") != std::string::npos;
+        o << "| " << c.what << " | " << (rho ? num(c.value, "%.3f") : pct(c.value)) << " | "
+          << (c.upper ? "<= " : ">= ") << (rho ? num(c.target, "%.2f") : pct(c.target)) << " | "
+          << (c.pass ? "pass" : "**FAIL**") << " |\n";
+    }
+    o << "\n## Errors per metric\n\n| metric | split | cases | MAPE | median | worst | worst case | bias (mean ln pred/meas) |\n"
+      << "|---|---|---|---|---|---|---|---|\n";
+    for (const char* which : {"heldout", "train", "all"}) {
+        const SplitSummary& s = summary_of(r, which);
+        for (std::size_t q = 0; q < kQuantityCount; ++q) {
+            const auto& qs = s.quantities[q];
+            o << "| " << kQuantityNames[q] << " | " << which << " | " << qs.usable << " | "
+              << (qs.usable ? pct(qs.errors.mape) : "n/a") << " | "
+              << (qs.usable ? pct(qs.errors.median_ape) : "n/a") << " | "
+              << (qs.usable ? pct(qs.errors.max_ape) : "n/a") << " | `" << qs.worst_case << "` | "
+              << (qs.usable ? num(qs.errors.mean_log_ratio, "%+.3f") : "n/a") << " |\n";
+        }
+    }
+    o << "\n## Tile choice (time), per tile sweep\n\n| split | sweeps | mean Spearman | min | mean regret | max |\n"
+      << "|---|---|---|---|---|---|\n";
+    for (const char* which : {"heldout", "train", "all"}) {
+        const SplitSummary& s = summary_of(r, which);
+        o << "| " << which << " | " << s.sweeps_ranked << " | " << num(s.spearman_mean, "%.3f") << " | "
+          << num(s.spearman_min, "%.3f") << " | " << pct(s.regret_mean) << " | " << pct(s.regret_max) << " |\n";
+    }
+    o << "\n| sweep | split | tiles | Spearman | regret | measured best | model pick |\n|---|---|---|---|---|---|---|\n";
+    for (const auto& w : r.sweeps) {
+        if (!selected(w.split, r.split_filter)) continue;
+        auto tile = [](const std::string& n) { return n.substr(n.find('|') + 1); };
+        o << "| `" << w.key << "` | " << to_string(w.split) << " | " << w.cases << " | "
+          << num(w.spearman, "%.3f") << " | " << pct(w.regret) << " | " << tile(w.measured_best) << " | "
+          << tile(w.model_pick) << " |\n";
+    }
+    if (!plots.empty()) {
+        o << "\n## Predicted vs measured (log-log; filled = held-out, hollow = train; dashed = target band)\n\n";
+        for (const auto& p : plots) o << "![" << p << "](" << p << ")\n\n";
+    }
+    o << "\n## Cases (" << r.split_filter << ")\n\n| case | split | HBM pred | HBM meas | err | L2 pred | L2 meas | err | time pred (ns) | time meas (ns) | err |\n"
+      << "|---|---|---|---|---|---|---|---|---|---|---|\n";
+    const auto h = static_cast<std::size_t>(Quantity::hbm_bytes);
+    const auto l = static_cast<std::size_t>(Quantity::lts_bytes);
+    const auto t = static_cast<std::size_t>(Quantity::time);
+    for (const auto& c : r.cases) {
+        if (!selected(c.split, r.split_filter)) continue;
+        o << "| `" << c.name << "` | " << to_string(c.split);
+        if (!c.error.empty()) {
+            o << " | prediction failed: " << c.error << " ||||||||\n";
+            continue;
+        }
+        for (const auto q : {h, l, t})
+            o << " | " << num(c.predicted[q]) << " | " << num(c.measured[q]) << " | "
+              << pct(abs_pct_error(c.predicted[q], c.measured[q]));
+        o << " |\n";
+    }
+    if (!r.skipped.empty()) {
+        o << "\n## Data set lines that are not cases (" << r.skipped.size() << ")\n\n";
+        for (const auto& s : r.skipped) o << "- " << s << "\n";
+    }
+    return o.str();
+}
+
+Result<std::vector<std::string>> write_plots(const Report& r, const std::string& dir) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) return make_error("cannot create directory " + dir + ": " + ec.message());
+    std::vector<std::string> families;
+    for (const auto& c : r.cases)
+        if (std::find(families.begin(), families.end(), c.family) == families.end()) families.push_back(c.family);
+    std::vector<std::string> files;
+    const std::array<Quantity, kQuantityCount> shown = {Quantity::hbm_bytes, Quantity::dram_read,
+                                                        Quantity::dram_write, Quantity::lts_bytes,
+                                                        Quantity::time};
+    const std::array<double, kQuantityCount> band = {0.05, 0.05, 0.05, 0.10, 0.10};
+    for (const Quantity q : shown) {
+        const auto qi = static_cast<std::size_t>(q);
+        ScatterSpec spec;
+        spec.title = std::string(kQuantityNames[qi]) + " - " + r.model + " vs measured, " + r.gpu;
+        spec.x_label = std::string("measured ") + (q == Quantity::time ? "(ns)" : "(bytes)");
+        spec.y_label = std::string("predicted ") + (q == Quantity::time ? "(ns)" : "(bytes)");
+        spec.series_names = families;
+        spec.band_fraction = band[qi];
+        std::vector<ScatterPoint> pts;
+        for (const auto& c : r.cases) {
+            if (!selected(c.split, r.split_filter) || !c.error.empty()) continue;
+            const int series = static_cast<int>(std::find(families.begin(), families.end(), c.family) - families.begin());
+            pts.push_back({c.measured[qi], c.predicted[qi], series, c.split == Split::heldout});
+        }
+        const std::string file = std::string("scatter_") + kQuantityIds[qi] + ".png";
+        const Status st = write_png(scatter_loglog(spec, pts), (std::filesystem::path(dir) / file).string());
+        if (!st) return st.error();
+        files.push_back(file);
+    }
+    return files;
+}
+
+}  // namespace tilescope::validate

@@ -1,0 +1,111 @@
+#include "validate/stats.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <string>
+
+namespace tilescope::validate {
+
+namespace {
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+}
+
+double abs_pct_error(double predicted, double measured) {
+    if (!std::isfinite(predicted) || !std::isfinite(measured) || measured <= 0) return kNaN;
+    return std::abs(predicted - measured) / measured;
+}
+
+double mean(const std::vector<double>& v) {
+    if (v.empty()) return kNaN;
+    return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+}
+
+double median(std::vector<double> v) {
+    if (v.empty()) return kNaN;
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+Result<ErrorSummary> summarize_errors(const std::vector<double>& predicted,
+                                      const std::vector<double>& measured) {
+    if (predicted.size() != measured.size())
+        return make_error("summarize_errors: " + std::to_string(predicted.size()) +
+                          " predictions but " + std::to_string(measured.size()) + " measurements");
+    if (predicted.empty()) return make_error("summarize_errors: no samples");
+    ErrorSummary s;
+    s.count = predicted.size();
+    std::vector<double> apes;
+    apes.reserve(s.count);
+    double log_sum = 0;
+    for (std::size_t i = 0; i < s.count; ++i) {
+        const double e = abs_pct_error(predicted[i], measured[i]);
+        if (!std::isfinite(e) || predicted[i] <= 0)
+            return make_error("summarize_errors: sample " + std::to_string(i) +
+                              " is not usable (predicted " + std::to_string(predicted[i]) +
+                              ", measured " + std::to_string(measured[i]) +
+                              "; both must be finite and > 0)");
+        apes.push_back(e);
+        log_sum += std::log(predicted[i] / measured[i]);
+        if (e > s.max_ape || i == 0) {
+            s.max_ape = e;
+            s.worst = i;
+        }
+    }
+    s.mape = mean(apes);
+    s.median_ape = median(apes);
+    s.mean_log_ratio = log_sum / static_cast<double>(s.count);
+    return s;
+}
+
+std::vector<double> average_ranks(const std::vector<double>& values) {
+    const std::size_t n = values.size();
+    std::vector<std::size_t> order(n);
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return values[a] < values[b]; });
+    std::vector<double> ranks(n, 0.0);
+    std::size_t i = 0;
+    while (i < n) {
+        std::size_t j = i;
+        while (j + 1 < n && values[order[j + 1]] == values[order[i]]) ++j;
+        // positions i..j (0-based) share ranks i+1..j+1: average = (i+j)/2 + 1
+        const double r = 0.5 * static_cast<double>(i + j) + 1.0;
+        for (std::size_t k = i; k <= j; ++k) ranks[order[k]] = r;
+        i = j + 1;
+    }
+    return ranks;
+}
+
+double pearson(const std::vector<double>& x, const std::vector<double>& y) {
+    if (x.size() != y.size() || x.size() < 2) return kNaN;
+    const double mx = mean(x);
+    const double my = mean(y);
+    double sxy = 0, sxx = 0, syy = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        sxy += (x[i] - mx) * (y[i] - my);
+        sxx += (x[i] - mx) * (x[i] - mx);
+        syy += (y[i] - my) * (y[i] - my);
+    }
+    if (sxx <= 0 || syy <= 0) return kNaN;
+    return sxy / std::sqrt(sxx * syy);
+}
+
+double spearman(const std::vector<double>& x, const std::vector<double>& y) {
+    if (x.size() != y.size() || x.size() < 2) return kNaN;
+    return pearson(average_ranks(x), average_ranks(y));
+}
+
+double top1_regret(const std::vector<double>& predicted, const std::vector<double>& measured) {
+    if (predicted.size() != measured.size() || predicted.empty()) return kNaN;
+    std::size_t pick = 0;
+    for (std::size_t i = 1; i < predicted.size(); ++i)
+        if (predicted[i] < predicted[pick]) pick = i;
+    const double best = *std::min_element(measured.begin(), measured.end());
+    if (!(best > 0) || !std::isfinite(measured[pick])) return kNaN;
+    return measured[pick] / best - 1.0;
+}
+
+}  // namespace tilescope::validate

@@ -1,0 +1,52 @@
+// Error statistics for comparing predictions with measurements: absolute percentage error,
+// MAPE, Spearman rank correlation (ties get average ranks) and top-1 regret.
+//
+// Conventions (every function documents its own pre-conditions):
+//   - percentage errors are fractions (0.05 == 5 %), never multiplied by 100 here;
+//   - a pair with a non-finite value, or a measured value <= 0, is not a valid sample: the
+//     functions that take vectors of pairs skip nothing silently, they report an Error naming
+//     the index, so the caller decides (validate reports such cases as "unusable").
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "core/result.hpp"
+
+namespace tilescope::validate {
+
+// |predicted - measured| / measured. Pre: measured > 0, both finite (else NaN).
+double abs_pct_error(double predicted, double measured);
+
+struct ErrorSummary {
+    std::size_t count = 0;
+    double mape = 0;          // mean of abs_pct_error
+    double median_ape = 0;
+    double max_ape = 0;
+    std::size_t worst = 0;    // index of the max_ape sample
+    double mean_log_ratio = 0;  // mean of ln(predicted/measured): the bias (> 0 = over-predicts)
+};
+
+// Summary over paired samples. Error if sizes differ, the input is empty, or a sample is
+// invalid (the message names its index).
+Result<ErrorSummary> summarize_errors(const std::vector<double>& predicted,
+                                      const std::vector<double>& measured);
+
+// Ranks 1..n with ties sharing the average rank ("fractional ranking").
+std::vector<double> average_ranks(const std::vector<double>& values);
+
+// Pearson correlation; NaN when either side has zero variance or fewer than 2 samples.
+double pearson(const std::vector<double>& x, const std::vector<double>& y);
+
+// Spearman rank correlation = Pearson correlation of the average ranks. NaN when n < 2 or a side
+// is constant. Pre: equal sizes (else NaN).
+double spearman(const std::vector<double>& x, const std::vector<double>& y);
+
+// Top-1 regret of choosing by `predicted`: measured[argmin predicted] / min(measured) - 1.
+// Ties in `predicted` pick the first index. Pre: equal non-zero sizes, measured > 0 (else NaN).
+double top1_regret(const std::vector<double>& predicted, const std::vector<double>& measured);
+
+double mean(const std::vector<double>& v);     // NaN for empty input
+double median(std::vector<double> v);          // NaN for empty input
+
+}  // namespace tilescope::validate

@@ -1,0 +1,215 @@
+#include "validate/validate.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <thread>
+
+#include "core/metrics.hpp"
+
+namespace tilescope::validate {
+
+namespace {
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+bool usable(double predicted, double measured) {
+    return std::isfinite(predicted) && std::isfinite(measured) && predicted > 0 && measured > 0;
+}
+}  // namespace
+
+double quantity_of(const Prediction& p, Quantity q) {
+    const Metrics& m = p.total;
+    switch (q) {
+        case Quantity::hbm_bytes: return m[Metric::dram_bytes_read] + m[Metric::dram_bytes_write];
+        case Quantity::dram_read: return m[Metric::dram_bytes_read];
+        case Quantity::dram_write: return m[Metric::dram_bytes_write];
+        case Quantity::lts_bytes: return m[Metric::lts_t_bytes];
+        case Quantity::time: return m[Metric::gpu_time_duration];
+    }
+    return kNaN;
+}
+
+Result<SplitFilter> parse_split_filter(const std::string& s) {
+    if (s == "heldout") return SplitFilter::heldout;
+    if (s == "train") return SplitFilter::train;
+    if (s == "all") return SplitFilter::all;
+    return make_error("--split must be heldout, train or all (got '" + s + "')");
+}
+
+std::string_view to_string(SplitFilter f) {
+    switch (f) {
+        case SplitFilter::heldout: return "heldout";
+        case SplitFilter::train: return "train";
+        case SplitFilter::all: return "all";
+    }
+    return "?";
+}
+
+std::vector<SweepResult> rank_sweeps(const std::vector<CaseResult>& cases) {
+    // Group by sweep key in first-appearance order (deterministic).
+    std::vector<std::string> order;
+    std::map<std::string, std::vector<const CaseResult*>> groups;
+    const auto t = static_cast<std::size_t>(Quantity::time);
+    for (const auto& c : cases) {
+        if (!c.error.empty() || !usable(c.predicted[t], c.measured[t])) continue;
+        auto [it, fresh] = groups.try_emplace(c.key);
+        if (fresh) order.push_back(c.key);
+        it->second.push_back(&c);
+    }
+    std::vector<SweepResult> out;
+    for (const auto& key : order) {
+        const auto& g = groups[key];
+        if (g.size() < 2) continue;
+        std::vector<double> p, m;
+        for (const auto* c : g) {
+            p.push_back(c->predicted[t]);
+            m.push_back(c->measured[t]);
+        }
+        SweepResult s;
+        s.key = key;
+        s.split = g.front()->split;
+        s.cases = g.size();
+        s.spearman = g.size() >= 3 ? spearman(p, m) : kNaN;
+        s.regret = top1_regret(p, m);
+        s.measured_best = g[static_cast<std::size_t>(std::min_element(m.begin(), m.end()) - m.begin())]->name;
+        s.model_pick = g[static_cast<std::size_t>(std::min_element(p.begin(), p.end()) - p.begin())]->name;
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
+SplitSummary summarize(const std::vector<CaseResult>& cases, const std::vector<SweepResult>& sweeps) {
+    SplitSummary s;
+    for (std::size_t q = 0; q < kQuantityCount; ++q) {
+        QuantitySummary& qs = s.quantities[q];
+        qs.quantity = static_cast<Quantity>(q);
+        std::vector<double> p, m;
+        std::vector<const CaseResult*> who;
+        for (const auto& c : cases) {
+            if (c.error.empty() && usable(c.predicted[q], c.measured[q])) {
+                p.push_back(c.predicted[q]);
+                m.push_back(c.measured[q]);
+                who.push_back(&c);
+            } else {
+                ++qs.unusable;
+            }
+        }
+        qs.usable = p.size();
+        if (!p.empty()) {
+            auto e = summarize_errors(p, m);
+            if (e) {
+                qs.errors = *e;
+                qs.worst_case = who[e->worst]->name;
+            }
+        }
+    }
+    std::vector<double> rho, reg;
+    s.spearman_min = kNaN;
+    s.regret_max = kNaN;
+    for (const auto& w : sweeps) {
+        if (std::isfinite(w.spearman)) {
+            rho.push_back(w.spearman);
+            if (!(w.spearman >= s.spearman_min)) {
+                s.spearman_min = w.spearman;
+                s.spearman_min_sweep = w.key;
+            }
+        }
+        if (std::isfinite(w.regret)) {
+            reg.push_back(w.regret);
+            if (!(w.regret <= s.regret_max)) {
+                s.regret_max = w.regret;
+                s.regret_max_sweep = w.key;
+            }
+        }
+    }
+    s.sweeps_ranked = rho.size();
+    s.spearman_mean = mean(rho);
+    s.sweeps_with_regret = reg.size();
+    s.regret_mean = mean(reg);
+    return s;
+}
+
+std::vector<Check> check_targets(const SplitSummary& h, const Targets& t) {
+    std::vector<Check> out;
+    for (std::size_t q = 0; q < kQuantityCount; ++q) {
+        if (t.mape[q] < 0) continue;
+        Check c;
+        c.what = std::string("held-out ") + kQuantityIds[q] + " MAPE";
+        c.value = h.quantities[q].usable > 0 ? h.quantities[q].errors.mape : kNaN;
+        c.target = t.mape[q];
+        c.upper = true;
+        c.pass = std::isfinite(c.value) && c.value <= c.target;
+        out.push_back(c);
+    }
+    Check rho{"held-out mean Spearman (time, per tile sweep)", h.spearman_mean, t.spearman_min, false, false};
+    rho.pass = std::isfinite(rho.value) && rho.value >= rho.target;
+    out.push_back(rho);
+    Check reg{"held-out mean top-1 regret (time, per tile sweep)", h.regret_mean, t.regret_max, true, false};
+    reg.pass = std::isfinite(reg.value) && reg.value <= reg.target;
+    out.push_back(reg);
+    return out;
+}
+
+Result<Report> run_validation(const Dataset& data, const Hardware& hw, const std::string& model_name,
+                        const Predictor& predict, const ValidateOptions& options) {
+    if (data.cases.empty()) return make_error("measurements " + data.origin + " hold no usable case");
+    Report r;
+    r.gpu = hw.name;
+    r.model = model_name;
+    r.measurements = data.origin;
+    r.split_filter = std::string(to_string(options.filter));
+    r.skipped = data.skipped;
+    r.provenance = data.provenance;
+    r.cases.resize(data.cases.size());
+
+    // Predictions run on `jobs` threads; each writes only its own slot, so the output order is
+    // the data set's order whatever the thread count.
+    std::atomic<std::size_t> next{0};
+    auto worker = [&] {
+        for (std::size_t i = next++; i < data.cases.size(); i = next++) {
+            const Case& c = data.cases[i];
+            CaseResult& out = r.cases[i];
+            out.name = c.name;
+            out.key = c.key;
+            out.family = std::string(to_string(c.measured.workload.kernel));
+            out.split = c.split;
+            for (std::size_t q = 0; q < kQuantityCount; ++q) {
+                out.measured[q] = quantity_of(c.measured, static_cast<Quantity>(q));
+                out.predicted[q] = kNaN;
+            }
+            auto p = predict(c.measured.workload, hw);
+            if (!p) {
+                out.error = p.error().message;
+                continue;
+            }
+            for (std::size_t q = 0; q < kQuantityCount; ++q)
+                out.predicted[q] = quantity_of(*p, static_cast<Quantity>(q));
+        }
+    };
+    const int jobs = std::max(1, options.jobs);
+    std::vector<std::thread> pool;
+    for (int j = 1; j < jobs; ++j) pool.emplace_back(worker);
+    worker();
+    for (auto& t : pool) t.join();
+
+    r.sweeps = rank_sweeps(r.cases);
+    auto pick = [&](Split s) {
+        std::vector<CaseResult> cs;
+        std::vector<SweepResult> ws;
+        for (const auto& c : r.cases)
+            if (c.split == s) cs.push_back(c);
+        for (const auto& w : r.sweeps)
+            if (w.split == s) ws.push_back(w);
+        return summarize(cs, ws);
+    };
+    r.train = pick(Split::train);
+    r.heldout = pick(Split::heldout);
+    r.all = summarize(r.cases, r.sweeps);
+    r.checks = check_targets(r.heldout, options.targets);
+    r.pass = std::all_of(r.checks.begin(), r.checks.end(), [](const Check& c) { return c.pass; });
+    return r;
+}
+
+}  // namespace tilescope::validate

@@ -1,0 +1,129 @@
+// run_validation(): predict every measured case with a model and compare.
+//
+// Per case: predicted vs measured for dram__bytes_read.sum, dram__bytes_write.sum,
+// HBM bytes (read + write), lts__t_bytes.sum and gpu__time_duration.sum.
+// Per metric and split: MAPE, median, worst case (ErrorSummary).
+// Per tile sweep (cases equal except Tile, i.e. equal sweep_key) with >= 2 usable cases:
+// Spearman rank correlation of predicted vs measured time (needs >= 3 cases) and top-1 regret
+// (measured time of the model's pick / measured best - 1).
+// Targets (Targets below) are checked on the held-out split only.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/hardware.hpp"
+#include "core/prediction.hpp"
+#include "core/result.hpp"
+#include "validate/dataset.hpp"
+#include "validate/stats.hpp"
+
+namespace tilescope::validate {
+
+// The compared quantities, in report order.
+enum class Quantity : std::size_t { hbm_bytes, dram_read, dram_write, lts_bytes, time };
+inline constexpr std::size_t kQuantityCount = 5;
+inline constexpr std::array<const char*, kQuantityCount> kQuantityNames = {
+    "hbm_bytes (read+write)", "dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_bytes.sum",
+    "gpu__time_duration.sum"};
+inline constexpr std::array<const char*, kQuantityCount> kQuantityIds = {
+    "hbm_bytes", "dram_read", "dram_write", "lts_bytes", "time"};
+// The quantity's value from a Prediction/Measurement total (NaN when a metric is missing).
+double quantity_of(const Prediction& p, Quantity q);
+
+// Pass/fail targets on held-out cases. A negative MAPE target means "reported, no target".
+struct Targets {
+    std::array<double, kQuantityCount> mape = {0.05, -1, -1, 0.10, 0.10};
+    double spearman_min = 0.9;   // mean over held-out sweeps with >= 3 cases
+    double regret_max = 0.05;    // mean over held-out sweeps with >= 2 cases
+};
+
+struct CaseResult {
+    std::string name;
+    std::string key;
+    std::string family;        // kernel family name
+    Split split = Split::train;
+    std::array<double, kQuantityCount> predicted{};
+    std::array<double, kQuantityCount> measured{};
+    std::string error;         // non-empty: the model could not predict this case (reason)
+};
+
+struct QuantitySummary {
+    Quantity quantity = Quantity::time;
+    std::size_t usable = 0;    // cases with a finite, positive measurement and prediction
+    std::size_t unusable = 0;  // missing measurement or failed prediction
+    ErrorSummary errors;       // valid when usable > 0
+    std::string worst_case;    // case name of errors.worst
+};
+
+struct SweepResult {
+    std::string key;
+    Split split = Split::train;
+    std::size_t cases = 0;
+    double spearman = 0;       // NaN for < 3 cases or constant sides
+    double regret = 0;         // NaN for < 2 cases
+    std::string measured_best; // case name of the measured fastest
+    std::string model_pick;    // case name of the predicted fastest
+};
+
+struct SplitSummary {
+    std::array<QuantitySummary, kQuantityCount> quantities;
+    std::size_t sweeps_ranked = 0;   // sweeps with a Spearman value
+    double spearman_mean = 0, spearman_min = 0;
+    std::string spearman_min_sweep;
+    std::size_t sweeps_with_regret = 0;
+    double regret_mean = 0, regret_max = 0;
+    std::string regret_max_sweep;
+};
+
+struct Check {
+    std::string what;     // "held-out hbm_bytes MAPE"
+    double value = 0;
+    double target = 0;
+    bool upper = true;    // value must be <= target (else >=)
+    bool pass = false;
+};
+
+struct Report {
+    std::string gpu;
+    std::string model;
+    std::string measurements;   // dataset origin
+    std::string split_filter;   // "heldout", "train", "all": which cases are listed/summarised
+    std::vector<CaseResult> cases;
+    std::vector<SweepResult> sweeps;
+    SplitSummary train, heldout, all;
+    std::vector<Check> checks;  // held-out targets
+    bool pass = false;
+    std::vector<std::string> skipped;     // dataset lines that were not cases
+    std::map<std::string, std::string> provenance;  // of the measurements
+};
+
+using Predictor = std::function<Result<Prediction>(const Workload&, const Hardware&)>;
+
+enum class SplitFilter { heldout, train, all };
+Result<SplitFilter> parse_split_filter(const std::string& s);
+std::string_view to_string(SplitFilter f);
+
+struct ValidateOptions {
+    SplitFilter filter = SplitFilter::heldout;
+    int jobs = 1;                // prediction threads
+    Targets targets;
+};
+
+// Predicts every case of `data` (all splits, so the report can show both) with `predict`.
+// Fails only on programming errors (empty data set); a case the model cannot predict is kept
+// with its reason and counted as unusable.
+Result<Report> run_validation(const Dataset& data, const Hardware& hw, const std::string& model_name,
+                        const Predictor& predict, const ValidateOptions& options);
+
+// Summaries from per-case results (exposed for tests and for calibrate's residual report).
+SplitSummary summarize(const std::vector<CaseResult>& cases, const std::vector<SweepResult>& sweeps);
+std::vector<SweepResult> rank_sweeps(const std::vector<CaseResult>& cases);
+std::vector<Check> check_targets(const SplitSummary& heldout, const Targets& targets);
+
+}  // namespace tilescope::validate
