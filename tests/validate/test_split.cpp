@@ -47,3 +47,25 @@ TEST_CASE("the split puts sweeps on both sides", "[validate][split]") {
     CHECK(train > 0);
     CHECK(held > 0);
 }
+
+#include "core/lower.hpp"
+#include "validate/dataset_cases.hpp"
+
+TEST_CASE("every data-set case is a valid workload that lowers on the H100 profile", "[validate][dataset]") {
+    const auto specs = dataset_case_specs();
+    CHECK(specs.size() == 48 + 108 + 108 + 32 + 24);
+    auto hw = load_hardware("h100-sxm");
+    REQUIRE(hw.ok());
+    std::size_t train = 0;
+    for (const auto& s : specs) {
+        auto w = make_workload(s);
+        REQUIRE(w.ok());
+        auto l = lower(*w, *hw);
+        INFO(describe(*w));
+        CHECK(l.ok());
+        train += split_of(*w) == Split::train ? 1 : 0;
+    }
+    // Both sides of the split are well populated (the rule is fixed; this guards a degenerate key).
+    CHECK(train > specs.size() / 4);
+    CHECK(train < 3 * specs.size() / 4);
+}

@@ -1,0 +1,123 @@
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "core/metrics.hpp"
+#include "validate/calibrate.hpp"
+
+using namespace tilescope;
+using namespace tilescope::validate;
+
+namespace {
+
+// A toy time model with the structure of a roofline plus overheads:
+//   t = max(flops / (tensor_eff * 1e3), bytes / (hbm_eff * 2e3)) + launch + blocks * block / 100
+// (units arbitrary but consistent). Calibrate must recover the parameters that generated the data.
+double toy_time(const Workload& w, const Calibration& c) {
+    const double flops = 2.0 * double(w.m) * double(w.n) * double(w.k);
+    const double bytes = 2.0 * double(w.m * w.k + w.k * w.n + w.m * w.n) * 64.0 / double(w.tile.m);
+    const double blocks = double(w.m / w.tile.m) * double(w.n / w.tile.n);
+    return std::max(flops / (c.tensor_efficiency * 1e3), bytes / (c.hbm_efficiency * 2e3)) +
+           c.launch_overhead_ns + blocks * c.block_overhead_ns / 100.0;
+}
+
+Predictor toy() {
+    return [](const Workload& w, const Hardware& h) -> Result<Prediction> {
+        Prediction p;
+        p.model = "toy";
+        p.workload = w;
+        p.total.values.fill(0);
+        p.total[Metric::gpu_time_duration] = toy_time(w, h.calibration);
+        return p;
+    };
+}
+
+Dataset toy_data(const Calibration& truth) {
+    Dataset d;
+    d.origin = "toy";
+    d.provenance = {{"gpu", "Toy GPU"}, {"driver", "1.0"}};
+    for (int64_t m : {128, 256, 512, 1024, 2048, 4096})
+        for (int64_t k : {64, 1024, 8192})
+            for (int tm : {64, 128}) {
+                Workload w;
+                w.kernel = KernelFamily::gemm;
+                w.m = m;
+                w.n = m;
+                w.k = k;
+                w.tile = Tile{tm, 64, 32, 3, 8};
+                Case c;
+                c.measured.model = "measured";
+                c.measured.workload = w;
+                c.measured.total.values.fill(NAN);
+                c.measured.total[Metric::gpu_time_duration] = toy_time(w, truth);
+                c.name = case_name(w);
+                c.key = sweep_key(w);
+                c.split = split_of(w);
+                d.cases.push_back(c);
+            }
+    return d;
+}
+
+}  // namespace
+
+TEST_CASE("calibrate recovers the parameters that generated the data", "[validate][calibrate]") {
+    Calibration truth;
+    truth.tensor_efficiency = 0.62;
+    truth.hbm_efficiency = 0.9;
+    truth.launch_overhead_ns = 3000;
+    truth.block_overhead_ns = 400;
+    Dataset d = toy_data(truth);
+    d.microbench.push_back({"hbm_bandwidth", 0.9 * 3.0e12, "bytes_per_s"});
+    Hardware base;
+    base.name = "toy";
+    base.hbm_bandwidth_bytes_per_s = 3.0e12;
+    CalibrateOptions o;
+    o.fit = {"tensor_efficiency", "launch_overhead_ns", "block_overhead_ns"};
+    o.max_evaluations = 600;
+    // l2/smem/fp32 have no microbenchmark, so they join the fit; the toy ignores them.
+    auto r = calibrate(d, base, toy(), o);
+    REQUIRE(r.ok());
+    CHECK(r->hw.calibration.calibrated);
+    CHECK(r->hw.calibration.hbm_efficiency == Approx(0.9));
+    CHECK(r->hw.calibration.tensor_efficiency == Approx(0.62).epsilon(0.02));
+    CHECK(r->hw.calibration.launch_overhead_ns == Approx(3000).epsilon(0.05));
+    CHECK(r->hw.calibration.block_overhead_ns == Approx(400).epsilon(0.05));
+    CHECK(r->rms_log_error_after < 0.01);
+    CHECK(r->rms_log_error_after < r->rms_log_error_before);
+    CHECK(r->fit_cases == r->training_cases);
+    CHECK(r->training_cases < d.cases.size());  // held-out cases were not used
+    CHECK(r->hw.provenance.at("gpu") == "Toy GPU");
+    CHECK(r->hw.provenance.count("fit") == 1);
+    // The fit report lists every fit case.
+    CHECK(r->residuals.size() == r->fit_cases);
+    CHECK(fit_report_json(*r).find("\"residuals\"") != std::string::npos);
+}
+
+TEST_CASE("calibrate uses training cases only", "[validate][calibrate]") {
+    Calibration truth;
+    truth.tensor_efficiency = 0.5;
+    Dataset d = toy_data(truth);
+    // Corrupt every held-out measurement by 10x: a fit that used them would be pulled away.
+    for (auto& c : d.cases)
+        if (c.split == Split::heldout) c.measured.total[Metric::gpu_time_duration] *= 10;
+    Hardware base;
+    base.name = "toy";
+    CalibrateOptions o;
+    o.fit = {"tensor_efficiency"};
+    o.max_evaluations = 300;
+    auto r = calibrate(d, base, toy(), o);
+    REQUIRE(r.ok());
+    CHECK(r->hw.calibration.tensor_efficiency == Approx(0.5).epsilon(0.02));
+}
+
+TEST_CASE("calibrate rejects unknown parameters and empty training sets", "[validate][calibrate]") {
+    Hardware base;
+    CalibrateOptions o;
+    o.fit = {"warp_speed"};
+    auto r = calibrate(toy_data({}), base, toy(), o);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().message.find("warp_speed") != std::string::npos);
+    Dataset empty;
+    empty.origin = "empty";
+    CHECK_FALSE(calibrate(empty, base, toy(), {}).ok());
+}

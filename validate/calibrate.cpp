@@ -1,0 +1,278 @@
+#include "validate/calibrate.hpp"
+
+#include <boost/json.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+#include <thread>
+
+#include "validate/fit.hpp"
+#include "validate/stats.hpp"
+
+namespace tilescope::validate {
+
+namespace json = boost::json;
+
+Result<double*> calibration_field(Calibration& c, const std::string& name) {
+    if (name == "hbm_efficiency") return &c.hbm_efficiency;
+    if (name == "l2_efficiency") return &c.l2_efficiency;
+    if (name == "smem_efficiency") return &c.smem_efficiency;
+    if (name == "tensor_efficiency") return &c.tensor_efficiency;
+    if (name == "fp32_efficiency") return &c.fp32_efficiency;
+    if (name == "launch_overhead_ns") return &c.launch_overhead_ns;
+    if (name == "block_overhead_ns") return &c.block_overhead_ns;
+    std::string all;
+    for (const auto& n : calibration_parameter_names()) all += (all.empty() ? "" : ", ") + n;
+    return make_error("unknown calibration parameter '" + name + "' (known: " + all + ")");
+}
+
+namespace {
+
+bool is_efficiency(const std::string& name) { return name.find("_efficiency") != std::string::npos; }
+
+std::string sci(double v) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%.4g", v);
+    return buf;
+}
+
+// Maps a physical parameter to the unconstrained fit space and back.
+double to_free(const std::string& name, double v) {
+    if (is_efficiency(name)) return logit(std::clamp(v, 0.02, 0.995));
+    return std::log(std::max(v, 1.0));  // ns; 1 ns floor is physically "none"
+}
+double from_free(const std::string& name, double u) {
+    if (is_efficiency(name)) return logistic(u);
+    return std::exp(std::clamp(u, -10.0, 16.0));
+}
+
+// Predicted times of `cases` with `hw`, on `jobs` threads (NaN where a prediction fails).
+std::vector<double> predict_times(const std::vector<const Case*>& cases, const Hardware& hw,
+                                  const Predictor& predict, int jobs) {
+    std::vector<double> out(cases.size(), NAN);
+    std::atomic<std::size_t> next{0};
+    auto worker = [&] {
+        for (std::size_t i = next++; i < cases.size(); i = next++) {
+            auto p = predict(cases[i]->measured.workload, hw);
+            if (p) out[i] = quantity_of(*p, Quantity::time);
+        }
+    };
+    std::vector<std::thread> pool;
+    for (int j = 1; j < std::max(1, jobs); ++j) pool.emplace_back(worker);
+    worker();
+    for (auto& t : pool) t.join();
+    return out;
+}
+
+double rms_log(const std::vector<double>& pred, const std::vector<double>& meas) {
+    double s = 0;
+    for (std::size_t i = 0; i < pred.size(); ++i) {
+        if (!(pred[i] > 0) || !std::isfinite(pred[i])) return INFINITY;
+        const double l = std::log(pred[i] / meas[i]);
+        s += l * l;
+    }
+    return std::sqrt(s / static_cast<double>(pred.size()));
+}
+
+double mape_of(const std::vector<double>& pred, const std::vector<double>& meas) {
+    auto s = summarize_errors(pred, meas);
+    return s ? s->mape : NAN;
+}
+
+}  // namespace
+
+Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, const Predictor& predict,
+                                    const CalibrateOptions& options) {
+    CalibrationResult r;
+    r.hw = base;
+    Calibration& cal = r.hw.calibration;
+
+    // 1. Microbenchmarks.
+    struct Direct {
+        const char* bench;
+        const char* param;
+        double denominator;
+        const char* what;
+    };
+    const double smem_peak = base.smem_bandwidth_bytes_per_cycle_per_sm * base.sm_clock_hz * base.sm_count;
+    const Direct direct[] = {
+        {"hbm_bandwidth", "hbm_efficiency", base.hbm_bandwidth_bytes_per_s, "profile hbm_bandwidth_bytes_per_s"},
+        {"l2_bandwidth", "l2_efficiency", base.l2_bandwidth_bytes_per_s, "profile l2_bandwidth_bytes_per_s"},
+        {"smem_bandwidth", "smem_efficiency", smem_peak, "smem B/clk/SM x sm_clock x SMs"},
+        {"tensor_fp16", "tensor_efficiency", base.tensor_fp16_flops_per_s, "profile tensor_fp16_flops_per_s"},
+        {"fp32", "fp32_efficiency", base.fp32_flops_per_s, "profile fp32_flops_per_s"},
+    };
+    std::vector<std::string> fit = options.fit;
+    for (const auto& f : fit)
+        if (auto field = calibration_field(cal, f); !field) return field.error();
+    for (const Direct& d : direct) {
+        const double v = microbench_value(data, d.bench);
+        double* field = *calibration_field(cal, d.param);
+        if (std::isfinite(v) && d.denominator > 0) {
+            *field = std::clamp(v / d.denominator, 0.05, 1.0);
+            r.parameters.push_back({d.param, *field,
+                                    std::string("microbenchmark ") + d.bench + " = " + sci(v) + " / " + d.what +
+                                        " " + sci(d.denominator)});
+        } else if (std::find(fit.begin(), fit.end(), d.param) == fit.end()) {
+            fit.push_back(d.param);  // no microbenchmark: the fit must find it
+        }
+    }
+    if (const double v = microbench_value(data, "hbm_latency"); std::isfinite(v)) {
+        r.hw.hbm_latency_ns = v;
+        r.hw.sources["hbm_latency_ns"] = "measured: pointer chase microbenchmark (tilescope calibrate)";
+        r.parameters.push_back({"hbm_latency_ns", v, "microbenchmark hbm_latency (pointer chase)"});
+    }
+    if (const double v = microbench_value(data, "l2_latency"); std::isfinite(v)) {
+        r.hw.l2_latency_ns = v;
+        r.hw.sources["l2_latency_ns"] = "measured: pointer chase microbenchmark (tilescope calibrate)";
+        r.parameters.push_back({"l2_latency_ns", v, "microbenchmark l2_latency (pointer chase)"});
+    }
+
+    // 2. Training cases with a usable measured time.
+    std::vector<const Case*> train;
+    for (const auto& c : data.cases) {
+        if (c.split != Split::train) continue;
+        const double t = quantity_of(c.measured, Quantity::time);
+        if (std::isfinite(t) && t > 0) train.push_back(&c);
+    }
+    r.training_cases = train.size();
+    if (train.empty()) return make_error("calibrate: the data set " + data.origin + " has no training case with a measured time");
+    if (options.max_fit_cases > 0 && static_cast<std::size_t>(options.max_fit_cases) < train.size()) {
+        std::stable_sort(train.begin(), train.end(), [](const Case* a, const Case* b) {
+            return fnv1a64(a->name) < fnv1a64(b->name);
+        });
+        train.resize(static_cast<std::size_t>(options.max_fit_cases));
+    }
+    std::vector<double> measured;
+    for (const Case* c : train) measured.push_back(quantity_of(c->measured, Quantity::time));
+
+    const std::vector<double> before = predict_times(train, r.hw, predict, options.jobs);
+    // Cases the model cannot predict at the starting point are left out of the fit.
+    {
+        std::vector<const Case*> kept;
+        std::vector<double> km, kb;
+        for (std::size_t i = 0; i < train.size(); ++i)
+            if (std::isfinite(before[i]) && before[i] > 0) {
+                kept.push_back(train[i]);
+                km.push_back(measured[i]);
+                kb.push_back(before[i]);
+            }
+        if (kept.empty()) return make_error("calibrate: the model predicts none of the training cases");
+        train = std::move(kept);
+        measured = std::move(km);
+        r.rms_log_error_before = rms_log(kb, measured);
+        r.mape_before = mape_of(kb, measured);
+        r.residuals.resize(train.size());
+        for (std::size_t i = 0; i < train.size(); ++i)
+            r.residuals[i] = {train[i]->name, measured[i], kb[i], kb[i]};
+    }
+    r.fit_cases = train.size();
+
+    // 3. Nelder-Mead over the fitted parameters.
+    std::vector<double*> fields;
+    std::vector<double> start;
+    for (const auto& f : fit) {
+        double* field = *calibration_field(cal, f);
+        fields.push_back(field);
+        start.push_back(to_free(f, *field));
+    }
+    auto apply = [&](Hardware& h, const std::vector<double>& u) {
+        for (std::size_t i = 0; i < fit.size(); ++i)
+            *(*calibration_field(h.calibration, fit[i])) = from_free(fit[i], u[i]);
+    };
+    auto objective = [&](const std::vector<double>& u) {
+        Hardware h = r.hw;
+        apply(h, u);
+        const double e = rms_log(predict_times(train, h, predict, options.jobs), measured);
+        return e * e;
+    };
+    NelderMeadOptions nm;
+    nm.max_evaluations = options.max_evaluations;
+    nm.initial_step = 0.5;
+    nm.tolerance = 1e-6;
+    const Minimum m = fit.empty() ? Minimum{start, objective(start), 1, true} : nelder_mead(objective, start, nm);
+    apply(r.hw, m.x);
+    r.evaluations = m.evaluations;
+    r.converged = m.converged;
+    for (std::size_t i = 0; i < fit.size(); ++i)
+        r.parameters.push_back({fit[i], *fields[i],
+                                "fitted: least squares on ln(t_pred/t_meas) over " +
+                                    std::to_string(train.size()) + " training cases (Nelder-Mead, " +
+                                    std::to_string(m.evaluations) + " evaluations)"});
+    cal.calibrated = true;
+
+    const std::vector<double> after = predict_times(train, r.hw, predict, options.jobs);
+    for (std::size_t i = 0; i < train.size(); ++i) r.residuals[i].predicted_after_ns = after[i];
+    r.rms_log_error_after = rms_log(after, measured);
+    r.mape_after = mape_of(after, measured);
+
+    // Provenance.
+    auto& prov = r.hw.provenance;
+    prov = data.provenance;  // of the measurements: gpu, driver, cuda, clocks, date, commit
+    for (const auto& [k, v] : options.provenance) prov[k] = v;
+    prov["measurements"] = data.origin;
+    prov["training_rule"] = "train iff fnv1a64(sweep key) is even (validate/split.hpp)";
+    prov["training_cases"] = std::to_string(r.training_cases) + " in the data set, " +
+                             std::to_string(r.fit_cases) + " used in the fit";
+    prov["fit"] = "Nelder-Mead on mean squared ln(t_pred/t_meas): rms " + sci(r.rms_log_error_before) +
+                  " -> " + sci(r.rms_log_error_after) + ", time MAPE " + sci(100 * r.mape_before) + "% -> " +
+                  sci(100 * r.mape_after) + "% (training)";
+    std::string fitted;
+    for (const auto& f : fit) fitted += (fitted.empty() ? "" : ", ") + f;
+    prov["fitted_parameters"] = fitted;
+    return r;
+}
+
+std::string calibrated_profile_json(const CalibrationResult& r) { return hardware_to_json(r.hw); }
+
+std::string fit_report_json(const CalibrationResult& r) {
+    json::object o;
+    o["gpu"] = r.hw.name;
+    json::array params;
+    for (const auto& p : r.parameters)
+        params.push_back(json::object{{"name", p.name}, {"value", p.value}, {"how", p.how}});
+    o["parameters"] = std::move(params);
+    o["training_cases"] = r.training_cases;
+    o["fit_cases"] = r.fit_cases;
+    o["rms_log_error_before"] = r.rms_log_error_before;
+    o["rms_log_error_after"] = r.rms_log_error_after;
+    o["time_mape_before"] = r.mape_before;
+    o["time_mape_after"] = r.mape_after;
+    o["evaluations"] = r.evaluations;
+    o["converged"] = r.converged;
+    json::array res;
+    for (const auto& x : r.residuals)
+        res.push_back(json::object{{"case", x.name},
+                                   {"measured_ns", x.measured_ns},
+                                   {"predicted_before_ns", x.predicted_before_ns},
+                                   {"predicted_after_ns", x.predicted_after_ns},
+                                   {"ln_ratio_after", std::log(x.predicted_after_ns / x.measured_ns)}});
+    o["residuals"] = std::move(res);
+    json::object prov;
+    for (const auto& [k, v] : r.hw.provenance) prov[k] = v;
+    o["provenance"] = std::move(prov);
+    return json::serialize(o) + "\n";
+}
+
+std::string fit_report_table(const CalibrationResult& r) {
+    std::ostringstream o;
+    o << "calibrated " << r.hw.name << " on " << r.fit_cases << " training cases (" << r.training_cases
+      << " in the data set)\n";
+    for (const auto& p : r.parameters) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%-20s %12.5g  ", p.name.c_str(), p.value);
+        o << "  " << buf << p.how << "\n";
+    }
+    char buf[256];
+    std::snprintf(buf, sizeof buf,
+                  "training time error: rms ln %.4f -> %.4f, MAPE %.2f%% -> %.2f%% (%d evaluations%s)\n",
+                  r.rms_log_error_before, r.rms_log_error_after, 100 * r.mape_before, 100 * r.mape_after,
+                  r.evaluations, r.converged ? ", converged" : ", evaluation limit reached");
+    o << buf;
+    return o.str();
+}
+
+}  // namespace tilescope::validate

@@ -1,0 +1,88 @@
+// calibrate(): fit the simulator's few free parameters (core/hardware.hpp `Calibration`) to
+// measurements, on TRAINING cases only (validate/split.hpp).
+//
+// Two sources, in this order:
+//  1. Microbenchmarks (if the data set has them) set the parameters they measure directly:
+//       hbm_efficiency    = hbm_bandwidth (streaming copy)  / profile hbm_bandwidth_bytes_per_s
+//       l2_efficiency     = l2_bandwidth                    / profile l2_bandwidth_bytes_per_s
+//       smem_efficiency   = smem_bandwidth / (smem_bandwidth_bytes_per_cycle_per_sm * sm_clock * SMs)
+//       tensor_efficiency = tensor_fp16 / profile tensor_fp16_flops_per_s
+//       fp32_efficiency   = fp32 / profile fp32_flops_per_s
+//     and the latencies hbm_latency_ns / l2_latency_ns (pointer chase) replace the profile's.
+//     Efficiencies are clamped to [0.05, 1].
+//  2. A least-squares fit of predicted vs measured kernel time on the training cases:
+//       minimise  mean over training cases of ( ln(t_predicted / t_measured) )^2
+//     by Nelder-Mead over the parameters in `fit` (default: launch_overhead_ns,
+//     block_overhead_ns, tensor_efficiency; efficiencies without a microbenchmark join the fit).
+//     Log error weighs a 10 us and a 10 ms kernel alike. Efficiencies are fitted through a
+//     logistic map onto (0, 1), overheads through log(1 + x / 100 ns) onto [0, inf), so every
+//     trial point is physical. Bytes do not depend on these parameters, so only time is fitted.
+// No per-case or per-family parameter exists: every case sees the same calibrated GPU.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/hardware.hpp"
+#include "core/result.hpp"
+#include "validate/dataset.hpp"
+#include "validate/validate.hpp"
+
+namespace tilescope::validate {
+
+// The names of the Calibration fields calibrate can fit.
+inline const std::vector<std::string>& calibration_parameter_names() {
+    static const std::vector<std::string> names = {
+        "hbm_efficiency", "l2_efficiency", "smem_efficiency", "tensor_efficiency",
+        "fp32_efficiency", "launch_overhead_ns", "block_overhead_ns"};
+    return names;
+}
+Result<double*> calibration_field(Calibration& c, const std::string& name);
+
+struct CalibrateOptions {
+    std::vector<std::string> fit = {"launch_overhead_ns", "block_overhead_ns", "tensor_efficiency"};
+    int max_evaluations = 120;   // Nelder-Mead objective evaluations (each predicts every fit case)
+    int max_fit_cases = 0;       // 0 = every training case; else a deterministic subset (by
+                                 // FNV-1a of the case name, smallest first) to bound the cost
+    int jobs = 1;
+    std::map<std::string, std::string> provenance;  // merged into the profile's provenance
+};
+
+struct ParameterReport {
+    std::string name;
+    double value = 0;
+    std::string how;   // "microbenchmark hbm_bandwidth = 2.95e12 B/s / datasheet 3.35e12" or "fitted"
+};
+
+struct Residual {
+    std::string name;
+    double measured_ns = 0;
+    double predicted_before_ns = 0;  // with the microbenchmark-only calibration
+    double predicted_after_ns = 0;
+};
+
+struct CalibrationResult {
+    Hardware hw;                          // the calibrated profile (calibration.calibrated = true)
+    std::vector<ParameterReport> parameters;
+    std::vector<Residual> residuals;      // every fit case
+    std::size_t training_cases = 0;       // training cases in the data set
+    std::size_t fit_cases = 0;            // of which used in the fit
+    double rms_log_error_before = 0;
+    double rms_log_error_after = 0;
+    double mape_before = 0, mape_after = 0;
+    int evaluations = 0;
+    bool converged = false;
+};
+
+// `predict` is the model being calibrated (normally the simulator).
+Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, const Predictor& predict,
+                                    const CalibrateOptions& options);
+
+// The calibrated profile as JSON (core's hardware_to_json) and the fit report as JSON
+// (parameters, residuals, training cases).
+std::string calibrated_profile_json(const CalibrationResult& r);
+std::string fit_report_json(const CalibrationResult& r);
+std::string fit_report_table(const CalibrationResult& r);
+
+}  // namespace tilescope::validate

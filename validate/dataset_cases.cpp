@@ -1,0 +1,90 @@
+#include "validate/dataset_cases.hpp"
+
+#include <array>
+#include <string>
+
+namespace tilescope::validate {
+
+std::vector<WorkloadSpec> dataset_case_specs() {
+    std::vector<WorkloadSpec> out;
+    constexpr std::int64_t kTokens = 16384;
+    constexpr std::int64_t kHidden = 2048;
+    for (const char* family : {"attention-naive", "attention-flash1", "attention-flash2"}) {
+        for (const std::int64_t d : {64, 128}) {
+            for (const std::int64_t n : {512, 1024, 2048, 4096, 8192, 16384}) {
+                const bool naive = std::string(family) == "attention-naive";
+                const std::vector<std::int64_t> menu =
+                    naive ? std::vector<std::int64_t>{64, 128} : std::vector<std::int64_t>{32, 64, 128};
+                for (const std::int64_t tm : menu)
+                    for (const std::int64_t tn : menu) {
+                        WorkloadSpec s;
+                        s.kernel = family;
+                        s.dtype = "fp16";
+                        s.batch = kTokens / n;
+                        s.heads = kHidden / d;
+                        s.seq = n;
+                        s.head_dim = d;
+                        s.causal = false;
+                        s.tile_m = tm;
+                        s.tile_n = tn;
+                        if (naive) {
+                            s.tile_k = 32;
+                            s.stages = 2;
+                            s.warps = 8;
+                        } else {
+                            s.warps = tm / 16;
+                        }
+                        out.push_back(s);
+                    }
+            }
+        }
+    }
+    struct Shape {
+        std::int64_t m, n, k;
+    };
+    constexpr std::array<Shape, 8> kGemm = {{{1024, 1024, 1024},
+                                             {2048, 2048, 2048},
+                                             {4096, 4096, 4096},
+                                             {8192, 8192, 8192},
+                                             {16384, 1024, 1024},
+                                             {1024, 16384, 1024},
+                                             {2048, 2048, 16384},
+                                             {8192, 2048, 512}}};
+    for (const Shape& g : kGemm)
+        for (const std::int64_t tm : {64, 128})
+            for (const std::int64_t tn : {64, 128}) {
+                WorkloadSpec s;
+                s.kernel = "gemm";
+                s.dtype = "fp16";
+                s.m = g.m;
+                s.n = g.n;
+                s.k = g.k;
+                s.tile_m = tm;
+                s.tile_n = tn;
+                s.tile_k = 32;
+                s.stages = 3;
+                s.warps = 8;
+                out.push_back(s);
+            }
+    struct Rows {
+        std::int64_t rows, cols;
+    };
+    constexpr std::array<Rows, 4> kSoftmax = {{{16384, 1024}, {16384, 4096}, {4096, 16384}, {65536, 2048}}};
+    for (const char* variant : {"safe", "online"})
+        for (const Rows& r : kSoftmax)
+            for (const std::int64_t warps : {2, 4, 8}) {
+                WorkloadSpec s;
+                s.kernel = "softmax";
+                s.dtype = "fp16";
+                s.variant = variant;
+                s.rows = r.rows;
+                s.cols = r.cols;
+                s.tile_m = 1;
+                s.tile_n = warps * 256;
+                s.warps = warps;
+                out.push_back(s);
+            }
+    return out;
+}
+
+}  // namespace tilescope::validate

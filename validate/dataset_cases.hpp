@@ -1,0 +1,24 @@
+// The cases of the committed validation data set (profiles/validation/), as WorkloadSpecs.
+// `tilescope calibrate --measure-dataset FILE` measures exactly these (plus the
+// microbenchmarks) on the local GPU; the train / held-out split is then validate/split.hpp's.
+//
+//   attention-naive, -flash1, -flash2 forward, fp16, non-causal,
+//     d in {64, 128}, N in {512, 1024, 2048, 4096, 8192, 16384},
+//     16k tokens per batch (batch = 16384 / N), hidden 2048 (heads = 2048 / d);
+//     flash1/flash2: every (Br, Bc) in {32, 64, 128}^2 (warps = Br / 16);
+//     naive: every GEMM tile (m, n) in {64, 128}^2 of the kernel menu (tile k 32, stages 2,
+//     8 warps), softmax 1 row per block.
+//   gemm fp16: 8 shapes (square, tall, wide, deep, ragged-free sizes that are multiples of 128)
+//     x tiles (m, n) in {64, 128}^2 (k 32, stages 3, 8 warps)  = 32 cases.
+//   softmax fp16: safe and online, 4 shapes x warps {2, 4, 8} (n = warps * 256, 1 row/block).
+#pragma once
+
+#include <vector>
+
+#include "core/workload.hpp"
+
+namespace tilescope::validate {
+
+std::vector<WorkloadSpec> dataset_case_specs();
+
+}  // namespace tilescope::validate
