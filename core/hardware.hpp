@@ -26,6 +26,9 @@ struct Calibration {
     double fp32_efficiency = 1.0;       // achieved / peak FP32 rate, (0, 1]
     double launch_overhead_ns = 0.0;    // fixed cost per kernel launch
     double block_overhead_ns = 0.0;     // fixed cost per thread block (prologue, epilogue)
+    // Simulator: the most one SM can pull through its L2 port, bytes per SM clock (Ampere and
+    // Hopper: 64 B/clk per SM). Only binds when few SMs are busy (tail waves, small grids).
+    double sm_l2_bytes_per_cycle = 64.0;
     bool calibrated = false;            // true when read from a profile's "calibration" object
 };
 

@@ -1,0 +1,159 @@
+#include "simulator/l2_cache.hpp"
+
+#include <algorithm>
+#include <bit>
+
+namespace tilescope::sim {
+
+void L2Cache::reset(std::int64_t capacity_bytes, std::int64_t min_chunk_bytes, std::size_t buffers) {
+    capacity_bytes_ = std::max<std::int64_t>(capacity_bytes, 0);
+    used_bytes_ = 0;
+    dirty_bytes_ = 0;
+    nodes_.clear();
+    free_.clear();
+    head_ = tail_ = kNil;
+    // Chunks are never smaller than min_chunk_bytes except the clipped last chunk of a buffer.
+    const std::int64_t max_nodes = capacity_bytes_ / std::max<std::int64_t>(min_chunk_bytes, 1) +
+                                   static_cast<std::int64_t>(buffers) + 2;
+    const std::uint64_t want = std::bit_ceil(static_cast<std::uint64_t>(max_nodes) * 2u);
+    table_.assign(want, 0u);
+    table_mask_ = want - 1;
+    table_shift_ = 64 - std::countr_zero(want);
+}
+
+void L2Cache::set_buffer(std::uint32_t id, std::int64_t bytes, std::int64_t chunk_bytes) {
+    if (buffers_.size() <= id) buffers_.resize(id + 1);
+    BufferInfo& b = buffers_[id];
+    b.bytes = bytes;
+    b.chunk_bytes = chunk_bytes;
+    b.chunk_shift = std::countr_zero(static_cast<std::uint64_t>(chunk_bytes));
+}
+
+std::uint32_t L2Cache::find(std::uint64_t key) const {
+    std::uint64_t s = slot_of(key);
+    while (true) {
+        const std::uint32_t v = table_[s];
+        if (v == 0) return kNil;
+        if (nodes_[v - 1].key == key) return v - 1;
+        s = (s + 1) & table_mask_;
+    }
+}
+
+void L2Cache::table_insert(std::uint64_t key, std::uint32_t node) {
+    std::uint64_t s = slot_of(key);
+    while (table_[s] != 0) s = (s + 1) & table_mask_;
+    table_[s] = node + 1;
+}
+
+// Linear-probing deletion by backward shift (no tombstones, so probes stay short).
+void L2Cache::table_erase(std::uint64_t key) {
+    std::uint64_t s = slot_of(key);
+    while (nodes_[table_[s] - 1].key != key) s = (s + 1) & table_mask_;
+    std::uint64_t hole = s;
+    std::uint64_t j = s;
+    while (true) {
+        j = (j + 1) & table_mask_;
+        if (table_[j] == 0) break;
+        const std::uint64_t home = slot_of(nodes_[table_[j] - 1].key);
+        // Move entry j into the hole if its home is not cyclically within (hole, j].
+        const bool home_in_range = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
+        if (!home_in_range) {
+            table_[hole] = table_[j];
+            hole = j;
+        }
+    }
+    table_[hole] = 0;
+}
+
+void L2Cache::list_unlink(std::uint32_t n) {
+    Node& x = nodes_[n];
+    if (x.prev != kNil) nodes_[x.prev].next = x.next; else head_ = x.next;
+    if (x.next != kNil) nodes_[x.next].prev = x.prev; else tail_ = x.prev;
+    x.prev = x.next = kNil;
+}
+
+void L2Cache::list_push_front(std::uint32_t n) {
+    Node& x = nodes_[n];
+    x.prev = kNil;
+    x.next = head_;
+    if (head_ != kNil) nodes_[head_].prev = n;
+    head_ = n;
+    if (tail_ == kNil) tail_ = n;
+}
+
+void L2Cache::evict_one(L2Access& acc) {
+    const std::uint32_t victim = tail_;
+    Node& v = nodes_[victim];
+    if (v.dirty) {
+        acc.writeback_bytes += v.bytes;
+        dirty_bytes_ -= v.bytes;
+    }
+    used_bytes_ -= v.bytes;
+    table_erase(v.key);
+    list_unlink(victim);
+    free_.push_back(victim);
+}
+
+void L2Cache::touch(std::uint32_t id, std::int64_t begin, std::int64_t end, bool is_store,
+                    L2Access& acc) {
+    if (end <= begin) return;
+    const BufferInfo& b = buffers_[id];
+    acc.requested_bytes += end - begin;
+    const std::int64_t first = begin >> b.chunk_shift;
+    const std::int64_t last = (end - 1) >> b.chunk_shift;
+    for (std::int64_t c = first; c <= last; ++c) {
+        const std::int64_t c_begin = c << b.chunk_shift;
+        const std::int64_t c_end = c_begin + b.chunk_bytes;
+        const std::int64_t overlap = std::min(end, c_end) - std::max(begin, c_begin);
+        const std::uint64_t key = (static_cast<std::uint64_t>(id) << 44) | static_cast<std::uint64_t>(c);
+        const std::uint32_t n = find(key);
+        if (n != kNil) {
+            if (!is_store) acc.hit_bytes += overlap;
+            if (is_store && !nodes_[n].dirty) {
+                nodes_[n].dirty = true;
+                dirty_bytes_ += nodes_[n].bytes;
+            }
+            if (head_ != n) {
+                list_unlink(n);
+                list_push_front(n);
+            }
+            continue;
+        }
+        // Miss: the chunk's size is clipped at the buffer's end.
+        std::int64_t chunk = b.chunk_bytes;
+        if (b.bytes > c_begin) chunk = std::min(chunk, b.bytes - c_begin);
+        if (chunk > capacity_bytes_) {  // cannot be cached at all: streams through
+            if (is_store) acc.writeback_bytes += overlap;
+            else acc.fill_bytes += chunk;
+            continue;
+        }
+        while (used_bytes_ + chunk > capacity_bytes_ && tail_ != kNil) evict_one(acc);
+        std::uint32_t idx;
+        if (!free_.empty()) {
+            idx = free_.back();
+            free_.pop_back();
+        } else {
+            idx = static_cast<std::uint32_t>(nodes_.size());
+            nodes_.emplace_back();
+        }
+        Node& x = nodes_[idx];
+        x.key = key;
+        x.bytes = static_cast<std::uint32_t>(chunk);
+        x.dirty = is_store;
+        used_bytes_ += chunk;
+        if (is_store) dirty_bytes_ += chunk;
+        else acc.fill_bytes += chunk;
+        table_insert(key, idx);
+        list_push_front(idx);
+    }
+}
+
+void L2Cache::load(std::uint32_t id, std::int64_t begin, std::int64_t end, L2Access& acc) {
+    touch(id, begin, end, false, acc);
+}
+
+void L2Cache::store(std::uint32_t id, std::int64_t begin, std::int64_t end, L2Access& acc) {
+    touch(id, begin, end, true, acc);
+}
+
+}  // namespace tilescope::sim

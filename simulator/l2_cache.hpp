@@ -1,0 +1,83 @@
+// L2Cache: a fully associative, write-back, write-allocate LRU cache of fixed-size chunks.
+//
+// Granularity. Each buffer is cut into aligned chunks of `chunk_bytes` (a power of two chosen per
+// buffer by choose_granularity(): the largest one that divides every row start and row length the
+// launches use, never below the L2 sector and never above 64 KiB). Because every access covers
+// whole chunks, chunk-level LRU gives the same hits as line-level LRU would for these access
+// patterns (modulo associativity), while a flash-attention K tile of 64 rows x 128 B is one
+// lookup instead of 64. The floor at the sector size reproduces sector over-fetch for accesses
+// narrower than a sector.
+//
+// What it leaves out on purpose: set associativity and hashing of addresses to L2 slices (the
+// cache is fully associative), the split of H100/A100 L2 into two partitions, and MSHR merging in
+// time (a chunk is "present" from the moment its miss is issued).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace tilescope::sim {
+
+struct L2Access {
+    std::int64_t requested_bytes = 0;   // bytes asked for (all reach L2)
+    std::int64_t hit_bytes = 0;         // requested bytes that were present
+    std::int64_t fill_bytes = 0;        // bytes read from HBM to fill missing chunks
+    std::int64_t writeback_bytes = 0;   // dirty bytes written to HBM by evictions
+};
+
+class L2Cache {
+public:
+    // `min_chunk_bytes` (the smallest chunk of any buffer) and `buffers` (each may add one
+    // clipped chunk) bound the number of chunks the cache can hold, which sizes its hash table.
+    void reset(std::int64_t capacity_bytes, std::int64_t min_chunk_bytes, std::size_t buffers);
+
+    // Registers buffer `id` with its size and chunk size. Ids are dense, from 0.
+    void set_buffer(std::uint32_t id, std::int64_t bytes, std::int64_t chunk_bytes);
+
+    // Touches bytes [begin, end) of buffer `id`. Loads fill missing chunks from HBM; stores mark
+    // chunks dirty without reading HBM (write-allocate; a partial chunk is written back whole).
+    void load(std::uint32_t id, std::int64_t begin, std::int64_t end, L2Access& acc);
+    void store(std::uint32_t id, std::int64_t begin, std::int64_t end, L2Access& acc);
+
+    std::int64_t dirty_bytes() const { return dirty_bytes_; }
+    std::int64_t used_bytes() const { return used_bytes_; }
+
+private:
+    struct Node {
+        std::uint64_t key = 0;
+        std::uint32_t prev = kNil, next = kNil;  // LRU list: head = most recent
+        std::uint32_t bytes = 0;
+        bool dirty = false;
+    };
+    struct BufferInfo {
+        std::int64_t bytes = 0;
+        std::int64_t chunk_bytes = 0;
+        int chunk_shift = 0;
+    };
+    static constexpr std::uint32_t kNil = 0xffffffffu;
+
+    void touch(std::uint32_t id, std::int64_t begin, std::int64_t end, bool is_store, L2Access& acc);
+    std::uint32_t find(std::uint64_t key) const;
+    void table_insert(std::uint64_t key, std::uint32_t node);
+    void table_erase(std::uint64_t key);
+    void list_unlink(std::uint32_t n);
+    void list_push_front(std::uint32_t n);
+    void evict_one(L2Access& acc);
+    std::uint64_t slot_of(std::uint64_t key) const {
+        return (key * 0x9E3779B97F4A7C15ull) >> table_shift_;
+    }
+
+    std::int64_t capacity_bytes_ = 0;
+    std::int64_t used_bytes_ = 0;
+    std::int64_t dirty_bytes_ = 0;
+    std::vector<BufferInfo> buffers_;
+    std::vector<Node> nodes_;
+    std::vector<std::uint32_t> free_;
+    std::vector<std::uint32_t> table_;  // node index + 1, 0 = empty; linear probing
+    int table_shift_ = 64;
+    std::uint64_t table_mask_ = 0;
+    std::uint32_t head_ = kNil, tail_ = kNil;
+};
+
+}  // namespace tilescope::sim

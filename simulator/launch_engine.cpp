@@ -1,0 +1,579 @@
+// Event-driven simulation of one launch.
+//
+// Resources. Three kinds of processor-sharing servers (ps_server.hpp): HBM (whole GPU, bytes),
+// L2 (whole GPU, bytes, each job capped at one SM's L2 port) and one "SM pipes" server per SM
+// (work in ns at the SM's full rates, shared by the SM's resident blocks).
+//
+// Block program -> phases. The steps of a block are grouped by their `iteration` field (a new
+// phase starts whenever it changes). A phase has three parts, in this order:
+//   mem   - its global loads. At issue time the L2 model decides hit bytes, fill bytes and
+//           write-backs; the job then needs its requested bytes served by the L2 server and its
+//           fill + write-back bytes by the HBM server, concurrently, plus a latency (HBM latency
+//           when anything missed, else L2 latency) once both are served.
+//   comp  - shared-memory bytes (read + write) and tensor / FP32 / SFU work. Its length at full
+//           SM rates is the largest of the four terms (the pipes run side by side, warps hide
+//           each other's dependencies); the SM server shares the SM among its resident blocks.
+//   store - its global stores: L2 bytes, and HBM bytes for any write-backs they cause.
+// Pipelining with `stages` = s buffers: mem(j) is issued once comp(j - s) has finished (the
+// buffer it overwrites is free), so loads of iteration i + s - 1 overlap compute of i;
+// comp(j) starts when mem(j) has arrived and comp(j - 1) finished; stores are issued when their
+// comp finishes and the block retires when all its parts are done. Barriers only order steps,
+// which the phase order already does; they cost nothing extra here.
+#include "simulator/launch_engine.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <queue>
+#include <vector>
+
+#include "simulator/ps_server.hpp"
+#include "simulator/sampler.hpp"
+
+namespace tilescope::sim {
+
+namespace {
+
+constexpr double kBusyThreshold = 0.5;  // below this utilisation everywhere, a bin is "latency"
+enum Unit4 : std::size_t { kUSmem, kUTensor, kUFp32, kUSfu, kUnits };
+
+struct Phase {
+    std::uint32_t begin = 0, end = 0;   // step index range
+    bool has_load = false, has_store = false;
+    double comp_ns = 0;                 // at full SM rates
+    std::array<double, kUnits> frac{};  // each pipe's share of comp_ns
+    double smem_bytes = 0;
+};
+
+enum class JobKind : std::uint8_t { mem, comp, store };
+
+struct Job {
+    std::uint32_t slot = 0;
+    std::uint32_t phase = 0;
+    JobKind kind = JobKind::mem;
+    std::uint8_t pending = 0;  // server parts not yet served
+    double latency_ns = 0;
+};
+
+struct Slot {
+    int sm = 0, index = 0;
+    bool busy = false;
+    std::int64_t block = -1;
+    std::int64_t next_item = 0;  // persistent: next work item of this block
+    std::vector<Step> steps;
+    std::vector<Phase> phases;
+    std::vector<std::uint8_t> mem_done;
+    std::uint32_t next_mem = 0, next_comp = 0, comp_done = 0, outstanding = 0;
+    bool comp_running = false;
+    double start_ns = 0;
+    double hbm_bytes = 0, l2_bytes = 0, smem_bytes = 0;
+};
+
+enum class EventKind : std::uint8_t { server, job, block_start };
+
+struct Event {
+    double t;
+    std::uint64_t seq;
+    EventKind kind;
+    std::uint32_t id;
+    std::uint32_t version;
+    bool operator<(const Event& o) const {  // max-heap -> earliest first, FIFO on ties
+        if (t != o.t) return t > o.t;
+        return seq > o.seq;
+    }
+};
+
+constexpr std::uint32_t kHbmServer = 0, kL2Server = 1, kFirstSmServer = 2;
+
+class Engine {
+public:
+    Engine(SimState& st, const Launch& launch, std::size_t index, const Occupancy& occ)
+        : st_(st), launch_(launch), index_(index), occ_(occ),
+          sampler_(st.options->max_samples), sm_count_(st.hw->sm_count) {}
+
+    Result<LaunchResult> run(double start_ns);
+
+private:
+    void push(double t, EventKind kind, std::uint32_t id, std::uint32_t version = 0) {
+        events_.push(Event{t, seq_++, kind, id, version});
+    }
+    void advance_server(std::uint32_t s);
+    void reschedule(std::uint32_t s) {
+        const double t = servers_[s].next_finish_ns();
+        ++version_[s];
+        if (std::isfinite(t)) push(std::max(t, now_), EventKind::server, s, version_[s]);
+    }
+    void add_to_server(std::uint32_t s, double work, std::uint32_t job);
+    std::uint32_t new_job(const Job& j);
+    bool part_served(std::uint32_t job);  // true when the job completed right away
+    void job_complete(std::uint32_t job);
+    Status load_program(Slot& slot, std::int64_t item);
+    void begin_block(std::uint32_t slot_id);
+    void advance_block(std::uint32_t slot_id);
+    // Issue helpers return true when the part finished at once (nothing to wait for).
+    bool issue_mem(std::uint32_t slot_id, std::uint32_t phase);
+    bool issue_store(std::uint32_t slot_id, std::uint32_t phase);
+    void finish_block(std::uint32_t slot_id);
+    void dispatch(std::uint32_t slot_id);
+
+    SimState& st_;
+    const Launch& launch_;
+    std::size_t index_;
+    const Occupancy& occ_;
+    Sampler sampler_;
+    int sm_count_;
+    std::int64_t blocks_ = 0, next_block_ = 0, slots_per_wave_ = 0;
+    double now_ = 0;
+    std::uint64_t seq_ = 0;
+    std::priority_queue<Event> events_;
+    std::vector<PsServer> servers_;
+    std::vector<std::uint32_t> version_;
+    std::vector<std::array<double, kUnits>> sm_frac_;  // per SM: sum of active comp jobs' fractions
+    std::vector<Job> jobs_;
+    std::vector<std::uint32_t> free_jobs_;
+    std::vector<std::uint32_t> done_;
+    std::vector<Slot> slots_;
+    Status error_;
+    LaunchResult out_;
+    // Totals (integers for bytes so that L2-off runs equal analytic() exactly).
+    std::int64_t load_bytes_ = 0, store_bytes_ = 0, hit_bytes_ = 0, fill_bytes_ = 0, writeback_bytes_ = 0;
+    double smem_read_ = 0, smem_write_ = 0, flops_tensor_ = 0, flops_fp32_ = 0, sfu_ops_ = 0;
+};
+
+void Engine::advance_server(std::uint32_t s) {
+    PsServer& srv = servers_[s];
+    const double a = srv.last_ns();
+    if (now_ > a && srv.jobs() > 0) {
+        if (s == kHbmServer) {
+            sampler_.add(kHbm, a, now_, srv.throughput());
+        } else if (s == kL2Server) {
+            sampler_.add(kL2, a, now_, srv.throughput());
+        } else {
+            const auto& f = sm_frac_[s - kFirstSmServer];
+            const double n = static_cast<double>(srv.jobs());
+            sampler_.add(kSmem, a, now_, f[kUSmem] / n);
+            sampler_.add(kTensor, a, now_, f[kUTensor] / n);
+            sampler_.add(kFp32, a, now_, f[kUFp32] / n);
+            sampler_.add(kSfu, a, now_, f[kUSfu] / n);
+        }
+    }
+    srv.advance(now_);
+}
+
+void Engine::add_to_server(std::uint32_t s, double work, std::uint32_t job) {
+    advance_server(s);
+    servers_[s].add(work, job);
+    reschedule(s);
+}
+
+std::uint32_t Engine::new_job(const Job& j) {
+    if (!free_jobs_.empty()) {
+        const std::uint32_t id = free_jobs_.back();
+        free_jobs_.pop_back();
+        jobs_[id] = j;
+        return id;
+    }
+    jobs_.push_back(j);
+    return static_cast<std::uint32_t>(jobs_.size() - 1);
+}
+
+Status Engine::load_program(Slot& slot, std::int64_t item) {
+    slot.steps.clear();
+    slot.phases.clear();
+    launch_.program(item, slot.steps);
+    const Rates& r = st_.rates;
+    const auto n = static_cast<std::uint32_t>(slot.steps.size());
+    std::uint32_t i = 0;
+    while (i < n) {
+        Phase ph;
+        ph.begin = i;
+        const std::int32_t it = slot.steps[i].iteration;
+        double smem = 0, tensor = 0, fp32 = 0, sfu = 0;
+        for (; i < n && slot.steps[i].iteration == it; ++i) {
+            const Step& s = slot.steps[i];
+            switch (s.kind) {
+                case StepKind::load:
+                case StepKind::store: {
+                    if (!st_.options->l2) {  // not validated by the layout pre-pass
+                        auto ok = check_region(launch_, s.region, item);
+                        if (!ok) return ok.error();
+                    }
+                    (s.kind == StepKind::load ? ph.has_load : ph.has_store) = true;
+                    break;
+                }
+                case StepKind::smem_read: smem += s.amount; smem_read_ += s.amount; break;
+                case StepKind::smem_write: smem += s.amount; smem_write_ += s.amount; break;
+                case StepKind::compute:
+                    if (s.unit == Unit::tensor) { tensor += s.amount; flops_tensor_ += s.amount; }
+                    else if (s.unit == Unit::fp32) { fp32 += s.amount; flops_fp32_ += s.amount; }
+                    else { sfu += s.amount; sfu_ops_ += s.amount; }
+                    break;
+                case StepKind::barrier: break;
+            }
+        }
+        ph.end = i;
+        const auto time_of = [&](double amount, double rate, const char* what) -> Result<double> {
+            if (amount <= 0) return 0.0;
+            if (!(rate > 0)) {
+                return make_error("launch " + launch_.name + " needs " + what + " but profile " +
+                                  st_.hw->name + " gives it no rate (field is 0)");
+            }
+            return amount / rate;
+        };
+        const std::array<Result<double>, kUnits> t = {
+            time_of(smem, r.smem_bytes_per_ns, "shared-memory bandwidth"),
+            time_of(tensor, r.tensor_flops_per_ns, "tensor-core throughput"),
+            time_of(fp32, r.fp32_flops_per_ns, "FP32 throughput"),
+            time_of(sfu, r.sfu_ops_per_ns, "SFU throughput")};
+        for (const auto& x : t) {
+            if (!x) return x.error();
+            ph.comp_ns = std::max(ph.comp_ns, *x);
+        }
+        if (ph.comp_ns > 0) {
+            for (std::size_t u = 0; u < kUnits; ++u) ph.frac[u] = *t[u] / ph.comp_ns;
+        }
+        ph.smem_bytes = smem;
+        slot.phases.push_back(ph);
+    }
+    slot.mem_done.assign(slot.phases.size(), 0);
+    slot.next_mem = slot.next_comp = slot.comp_done = 0;
+    slot.comp_running = false;
+    return {};
+}
+
+void Engine::dispatch(std::uint32_t slot_id) {
+    Slot& slot = slots_[slot_id];
+    if (next_block_ >= blocks_) return;
+    slot.busy = true;
+    slot.block = next_block_++;
+    slot.next_item = slot.block;
+    slot.start_ns = now_;
+    slot.hbm_bytes = slot.l2_bytes = slot.smem_bytes = 0;
+    slot.outstanding = 0;
+    push(now_ + st_.rates.block_overhead_ns, EventKind::block_start, slot_id);
+}
+
+void Engine::begin_block(std::uint32_t slot_id) {
+    Slot& slot = slots_[slot_id];
+    Status ok = load_program(slot, slot.next_item);
+    if (!ok && error_.ok()) error_ = ok;
+    if (!ok) return;
+    advance_block(slot_id);
+}
+
+bool Engine::issue_mem(std::uint32_t slot_id, std::uint32_t phase) {
+    Slot& slot = slots_[slot_id];
+    const Phase& ph = slot.phases[phase];
+    if (!ph.has_load) return true;
+    L2Access acc;
+    const auto& ids = st_.layout.ids[index_];
+    for (std::uint32_t i = ph.begin; i < ph.end; ++i) {
+        const Step& s = slot.steps[i];
+        if (s.kind != StepKind::load) continue;
+        const Region& r = s.region;
+        if (!st_.options->l2) {
+            acc.requested_bytes += r.bytes();
+            acc.fill_bytes += r.bytes();
+            continue;
+        }
+        const std::uint32_t id = ids[r.buffer];
+        if (r.rows == 1 || r.stride_bytes == r.row_bytes) {
+            st_.l2.load(id, r.offset_bytes, r.offset_bytes + r.rows * r.row_bytes, acc);
+        } else {
+            for (std::int64_t row = 0; row < r.rows; ++row) {
+                const std::int64_t a = r.offset_bytes + row * r.stride_bytes;
+                st_.l2.load(id, a, a + r.row_bytes, acc);
+            }
+        }
+    }
+    load_bytes_ += acc.requested_bytes;
+    hit_bytes_ += acc.hit_bytes;
+    fill_bytes_ += acc.fill_bytes;
+    writeback_bytes_ += acc.writeback_bytes;
+    const double hbm = static_cast<double>(acc.fill_bytes + acc.writeback_bytes);
+    const double l2 = static_cast<double>(acc.requested_bytes);
+    slot.hbm_bytes += hbm;
+    slot.l2_bytes += l2;
+    Job j;
+    j.slot = slot_id;
+    j.phase = phase;
+    j.kind = JobKind::mem;
+    j.pending = static_cast<std::uint8_t>((hbm > 0) + (l2 > 0));
+    j.latency_ns = acc.fill_bytes > 0 ? st_.rates.hbm_latency_ns : (l2 > 0 ? st_.rates.l2_latency_ns : 0.0);
+    if (j.pending == 0 && j.latency_ns <= 0) return true;
+    const std::uint32_t id = new_job(j);
+    ++slot.outstanding;
+    if (j.pending == 0) {
+        push(now_ + j.latency_ns, EventKind::job, id);
+        return false;
+    }
+    if (l2 > 0) add_to_server(kL2Server, l2, id);
+    if (hbm > 0) add_to_server(kHbmServer, hbm, id);
+    return false;
+}
+
+bool Engine::issue_store(std::uint32_t slot_id, std::uint32_t phase) {
+    Slot& slot = slots_[slot_id];
+    const Phase& ph = slot.phases[phase];
+    if (!ph.has_store) return true;
+    L2Access acc;
+    const auto& ids = st_.layout.ids[index_];
+    for (std::uint32_t i = ph.begin; i < ph.end; ++i) {
+        const Step& s = slot.steps[i];
+        if (s.kind != StepKind::store) continue;
+        const Region& r = s.region;
+        if (!st_.options->l2) {  // write-through: every stored byte goes to HBM
+            acc.requested_bytes += r.bytes();
+            acc.writeback_bytes += r.bytes();
+            continue;
+        }
+        const std::uint32_t id = ids[r.buffer];
+        if (r.rows == 1 || r.stride_bytes == r.row_bytes) {
+            st_.l2.store(id, r.offset_bytes, r.offset_bytes + r.rows * r.row_bytes, acc);
+        } else {
+            for (std::int64_t row = 0; row < r.rows; ++row) {
+                const std::int64_t a = r.offset_bytes + row * r.stride_bytes;
+                st_.l2.store(id, a, a + r.row_bytes, acc);
+            }
+        }
+    }
+    store_bytes_ += acc.requested_bytes;
+    fill_bytes_ += acc.fill_bytes;
+    writeback_bytes_ += acc.writeback_bytes;
+    const double hbm = static_cast<double>(acc.fill_bytes + acc.writeback_bytes);
+    const double l2 = static_cast<double>(acc.requested_bytes);
+    slot.hbm_bytes += hbm;
+    slot.l2_bytes += l2;
+    Job j;
+    j.slot = slot_id;
+    j.phase = phase;
+    j.kind = JobKind::store;
+    j.pending = static_cast<std::uint8_t>((hbm > 0) + (l2 > 0));
+    j.latency_ns = 0;  // stores are fire-and-forget; only their bandwidth delays the block's exit
+    if (j.pending == 0) return true;
+    const std::uint32_t id = new_job(j);
+    ++slot.outstanding;
+    if (l2 > 0) add_to_server(kL2Server, l2, id);
+    if (hbm > 0) add_to_server(kHbmServer, hbm, id);
+    return false;
+}
+
+void Engine::advance_block(std::uint32_t slot_id) {
+    Slot& slot = slots_[slot_id];
+    const auto phases = static_cast<std::uint32_t>(slot.phases.size());
+    const auto stages = static_cast<std::uint32_t>(std::max(1, launch_.stages));
+    bool progress = true;
+    while (progress) {
+        progress = false;
+        while (slot.next_mem < phases &&
+               (slot.next_mem < stages || slot.comp_done > slot.next_mem - stages)) {
+            const std::uint32_t p = slot.next_mem++;
+            if (issue_mem(slot_id, p)) slot.mem_done[p] = 1;
+            progress = true;
+        }
+        if (!slot.comp_running && slot.next_comp < phases && slot.mem_done[slot.next_comp]) {
+            const std::uint32_t p = slot.next_comp++;
+            const Phase& ph = slot.phases[p];
+            slot.smem_bytes += ph.smem_bytes;
+            if (ph.comp_ns <= 0) {
+                ++slot.comp_done;
+                issue_store(slot_id, p);
+            } else {
+                Job j;
+                j.slot = slot_id;
+                j.phase = p;
+                j.kind = JobKind::comp;
+                j.pending = 1;
+                const std::uint32_t id = new_job(j);
+                slot.comp_running = true;
+                ++slot.outstanding;
+                const auto sm = static_cast<std::uint32_t>(slot.sm);
+                advance_server(kFirstSmServer + sm);
+                for (std::size_t u = 0; u < kUnits; ++u) sm_frac_[sm][u] += ph.frac[u];
+                servers_[kFirstSmServer + sm].add(ph.comp_ns, id);
+                reschedule(kFirstSmServer + sm);
+            }
+            progress = true;
+        }
+    }
+    if (slot.comp_done == phases && slot.outstanding == 0) finish_block(slot_id);
+}
+
+void Engine::job_complete(std::uint32_t job) {
+    const Job j = jobs_[job];
+    free_jobs_.push_back(job);
+    Slot& slot = slots_[j.slot];
+    --slot.outstanding;
+    switch (j.kind) {
+        case JobKind::mem: slot.mem_done[j.phase] = 1; break;
+        case JobKind::comp:
+            slot.comp_running = false;
+            ++slot.comp_done;
+            issue_store(j.slot, j.phase);
+            break;
+        case JobKind::store: break;
+    }
+    advance_block(j.slot);
+}
+
+bool Engine::part_served(std::uint32_t job) {
+    Job& j = jobs_[job];
+    if (--j.pending > 0) return false;
+    if (j.latency_ns > 0) {
+        push(now_ + j.latency_ns, EventKind::job, job);
+        return false;
+    }
+    job_complete(job);
+    return true;
+}
+
+void Engine::finish_block(std::uint32_t slot_id) {
+    Slot& slot = slots_[slot_id];
+    // Persistent block: move on to its next work item in the same slot.
+    if (launch_.persistent) {
+        slot.next_item += blocks_;
+        if (slot.next_item < launch_.work_items) {
+            push(now_, EventKind::block_start, slot_id);
+            return;
+        }
+    }
+    if (st_.options->timeline) {
+        BlockSpan span;
+        span.block = slot.block;
+        span.sm = slot.sm;
+        span.slot = slot.index;
+        span.start_ns = slot.start_ns;
+        span.end_ns = now_;
+        span.hbm_bytes = slot.hbm_bytes;
+        span.l2_bytes = slot.l2_bytes;
+        span.smem_bytes = slot.smem_bytes;
+        span.wave = slots_per_wave_ > 0 ? slot.block / slots_per_wave_ : 0;
+        out_.timeline.push_back(span);
+    }
+    slot.busy = false;
+    dispatch(slot_id);
+}
+
+Result<LaunchResult> Engine::run(double start_ns) {
+    const Rates& r = st_.rates;
+    blocks_ = launch_.blocks();
+    const int per_sm = std::max(1, occ_.blocks_per_sm);
+    slots_per_wave_ = static_cast<std::int64_t>(sm_count_) * per_sm;
+    if (launch_.persistent && launch_.work_items < 0) {
+        return make_error("launch " + launch_.name + ": work_items must be >= 0");
+    }
+    servers_.assign(kFirstSmServer + static_cast<std::size_t>(sm_count_), PsServer{});
+    version_.assign(servers_.size(), 0);
+    sm_frac_.assign(static_cast<std::size_t>(sm_count_), std::array<double, kUnits>{});
+    servers_[kHbmServer].configure(r.hbm_bytes_per_ns, std::numeric_limits<double>::infinity());
+    servers_[kL2Server].configure(r.l2_bytes_per_ns, r.sm_l2_bytes_per_ns);
+    for (int s = 0; s < sm_count_; ++s) servers_[kFirstSmServer + static_cast<std::size_t>(s)].configure(1.0, 1.0);
+    for (auto& s : servers_) s.reset(0);
+
+    // Slot k of SM m has id m * per_sm + k. The first wave fills slot 0 of every SM, then
+    // slot 1, ...: block b < slots goes to SM b % sm_count (round-robin, as the hardware does).
+    slots_.assign(static_cast<std::size_t>(slots_per_wave_), Slot{});
+    for (int m = 0; m < sm_count_; ++m) {
+        for (int k = 0; k < per_sm; ++k) {
+            Slot& s = slots_[static_cast<std::size_t>(m * per_sm + k)];
+            s.sm = m;
+            s.index = k;
+        }
+    }
+    if (st_.options->timeline) out_.timeline.reserve(static_cast<std::size_t>(blocks_));
+    for (int k = 0; k < per_sm; ++k) {
+        for (int m = 0; m < sm_count_; ++m) dispatch(static_cast<std::uint32_t>(m * per_sm + k));
+    }
+
+    while (!events_.empty() && error_.ok()) {
+        const Event e = events_.top();
+        events_.pop();
+        now_ = e.t;
+        switch (e.kind) {
+            case EventKind::server: {
+                if (e.version != version_[e.id]) break;  // superseded by a later reschedule
+                advance_server(e.id);
+                done_.clear();
+                servers_[e.id].pop_finished(done_);
+                if (e.id >= kFirstSmServer) {
+                    auto& f = sm_frac_[e.id - kFirstSmServer];
+                    for (std::uint32_t job : done_) {
+                        const Job& j = jobs_[job];
+                        const Phase& ph = slots_[j.slot].phases[j.phase];
+                        for (std::size_t u = 0; u < kUnits; ++u) f[u] -= ph.frac[u];
+                    }
+                    if (servers_[e.id].jobs() == 0) f = {};
+                }
+                reschedule(e.id);
+                // Completing a job may add jobs to servers but never pops one, so done_ is
+                // not touched while we walk it.
+                for (std::uint32_t job : done_) part_served(job);
+                break;
+            }
+            case EventKind::job: job_complete(e.id); break;
+            case EventKind::block_start: begin_block(e.id); break;
+        }
+    }
+    if (!error_.ok()) return error_.error();
+    if (next_block_ < blocks_) return make_error("launch " + launch_.name + ": internal error, blocks left undispatched");
+    for (const Slot& s : slots_) {
+        if (s.busy) return make_error("launch " + launch_.name + ": internal error, block " + std::to_string(s.block) + " never finished");
+    }
+
+    const double end_ns = now_;
+    const double duration_ns = end_ns + r.launch_overhead_ns;
+    out_.name = launch_.name;
+    out_.start_ns = start_ns;
+    for (BlockSpan& s : out_.timeline) {
+        s.start_ns += start_ns;
+        s.end_ns += start_ns;
+    }
+    std::sort(out_.timeline.begin(), out_.timeline.end(),
+              [](const BlockSpan& a, const BlockSpan& b) { return a.block < b.block; });
+    LaunchFacts& f = out_.facts;
+    f.grid_x = launch_.grid_x;
+    f.grid_y = launch_.grid_y;
+    f.grid_z = launch_.grid_z;
+    f.threads_per_block = launch_.threads_per_block;
+    f.smem_bytes_per_block = launch_.smem_bytes_per_block;
+    f.registers_per_thread = launch_.registers_per_thread;
+    f.blocks_per_sm = occ_.blocks_per_sm;
+    f.waves = slots_per_wave_ > 0 ? (blocks_ + slots_per_wave_ - 1) / slots_per_wave_ : 0;
+    f.occupancy_limiter = occ_.limiter;
+
+    Metrics& m = out_.metrics;
+    m[Metric::dram_bytes_read] = static_cast<double>(fill_bytes_);
+    m[Metric::dram_bytes_write] = static_cast<double>(writeback_bytes_);
+    m[Metric::lts_t_bytes] = static_cast<double>(load_bytes_ + store_bytes_);
+    m[Metric::gpu_time_duration] = duration_ns;
+    m[Metric::smem_bytes_read] = smem_read_;
+    m[Metric::smem_bytes_write] = smem_write_;
+    m[Metric::flops_tensor] = flops_tensor_;
+    m[Metric::flops_fp32] = flops_fp32_;
+    m[Metric::flops] = flops_tensor_ + flops_fp32_;
+    m[Metric::sfu_ops] = sfu_ops_;
+
+    const double sms = static_cast<double>(sm_count_);
+    const std::array<double, kResCount> capacity = {r.hbm_bytes_per_ns, r.l2_bytes_per_ns, sms, sms, sms, sms};
+    out_.samples = sampler_.samples(end_ns, start_ns, capacity, kBusyThreshold);
+    out_.bound = sampler_.dominant_bound(end_ns, capacity, kBusyThreshold);
+    const double secs = duration_ns * 1e-9;
+    out_.extra["l2_hit_rate"] = load_bytes_ > 0 ? static_cast<double>(hit_bytes_) / static_cast<double>(load_bytes_) : 0.0;
+    out_.extra["l2_dirty_bytes_at_end"] = st_.options->l2 ? static_cast<double>(st_.l2.dirty_bytes()) : 0.0;
+    out_.extra["hbm_bytes_per_s"] = secs > 0 ? static_cast<double>(fill_bytes_ + writeback_bytes_) / secs : 0.0;
+    out_.extra["l2_bytes_per_s"] = secs > 0 ? static_cast<double>(load_bytes_ + store_bytes_) / secs : 0.0;
+    out_.extra["l2_hit_bytes"] = static_cast<double>(hit_bytes_);
+    out_.extra["l2_load_bytes"] = static_cast<double>(load_bytes_);
+    return std::move(out_);
+}
+
+}  // namespace
+
+Result<LaunchResult> simulate_launch(SimState& state, const Launch& launch, std::size_t index,
+                                     const Occupancy& occ, double start_ns) {
+    Engine engine(state, launch, index, occ);
+    return engine.run(start_ns);
+}
+
+}  // namespace tilescope::sim

@@ -1,0 +1,46 @@
+// LaunchEngine: event-driven simulation of one kernel launch (see simulate.cpp for the overview).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/hardware.hpp"
+#include "core/launch.hpp"
+#include "core/occupancy.hpp"
+#include "core/prediction.hpp"
+#include "core/result.hpp"
+#include "simulator/buffer_layout.hpp"
+#include "simulator/l2_cache.hpp"
+#include "simulator/simulate.hpp"
+
+namespace tilescope::sim {
+
+// Per-SM and whole-GPU rates the engine needs, derived once from Hardware + Calibration.
+struct Rates {
+    double hbm_bytes_per_ns = 0;       // whole GPU, times hbm_efficiency
+    double l2_bytes_per_ns = 0;        // whole GPU, times l2_efficiency
+    double sm_l2_bytes_per_ns = 0;     // one SM's L2 port
+    double smem_bytes_per_ns = 0;      // one SM
+    double tensor_flops_per_ns = 0;    // one SM, for the workload's dtype
+    double fp32_flops_per_ns = 0;      // one SM
+    double sfu_ops_per_ns = 0;         // one SM
+    double hbm_latency_ns = 0;
+    double l2_latency_ns = 0;
+    double block_overhead_ns = 0;
+    double launch_overhead_ns = 0;
+};
+
+// State shared by the launches of one prediction: the L2 contents carry from launch to launch.
+struct SimState {
+    const Hardware* hw = nullptr;
+    const Options* options = nullptr;
+    Rates rates;
+    BufferLayout layout;
+    L2Cache l2;
+};
+
+// Simulates launch number `index` starting at `start_ns`; fills metrics, extra, timeline, samples.
+Result<LaunchResult> simulate_launch(SimState& state, const Launch& launch, std::size_t index,
+                                     const Occupancy& occ, double start_ns);
+
+}  // namespace tilescope::sim

@@ -1,0 +1,149 @@
+// simulate(): runs the launches of a workload one after another through the launch engine,
+// carrying the L2 contents (and its dirty data) from one launch to the next.
+//
+// How it works, in brief (the README's version):
+//  * Occupancy comes from core's occupancy() (the CUDA occupancy calculator). Each SM gets
+//    blocks_per_sm slots. Blocks are dispatched in block-ID order: the first wave round-robin over
+//    the SMs, then each block into the slot that frees first, which gives waves and the tail
+//    effect. A persistent launch has one block per slot looping over work items
+//    item = block + k * grid.
+//  * Each block's program (Launch::program) is grouped into phases by iteration; a phase's loads,
+//    compute and stores run as jobs on processor-sharing servers: HBM and L2 for the whole GPU
+//    and one per SM for shared memory and the tensor / FP32 / SFU pipes. Loads are issued up to
+//    `stages` - 1 iterations ahead of compute. See launch_engine.cpp.
+//  * Fair sharing is exact processor sharing computed in virtual time (ps_server.hpp), so the
+//    engine is event-driven: events are job completions and latency timers, and a change in
+//    the number of jobs at a server costs O(log n), not a pass over all blocks. A time-stepped
+//    fluid model would need a step far below one tile's transfer time (~100 ns) to resolve
+//    latency, i.e. millions of steps over all in-flight blocks; the event queue only does work
+//    when something changes.
+//  * The L2 is a fully associative write-back LRU over per-buffer chunks (l2_cache.hpp,
+//    buffer_layout.hpp). HBM bytes are its fills and write-backs; dirty data left at the end of
+//    a launch is reported as l2_dirty_bytes_at_end and stays for the next launch.
+//
+// Deliberately left out: instruction-level timing inside a block (warp scheduling, register
+// bank conflicts, MMA latency chains), shared-memory bank conflicts, L1 caching of global loads,
+// set associativity and partitions of the L2, DRAM page/bank effects, MSHR merging in time, the
+// gap between back-to-back launches, clock throttling.
+#include "simulator/simulate.hpp"
+
+#include <map>
+#include <string>
+
+#include "core/occupancy.hpp"
+#include "simulator/launch_engine.hpp"
+
+namespace tilescope::sim {
+
+namespace {
+
+Result<Rates> make_rates(const Hardware& hw, DType dtype) {
+    const Calibration& c = hw.calibration;
+    const auto positive = [&](double v, const char* field) -> Status {
+        if (!(v > 0)) {
+            return make_error("profile " + hw.name + ": " + field + " must be > 0 for the simulator (got " +
+                              std::to_string(v) + ")");
+        }
+        return {};
+    };
+    for (const Status& s :
+         {positive(static_cast<double>(hw.sm_count), "sm_count"), positive(hw.sm_clock_hz, "sm_clock_hz"),
+          positive(hw.hbm_bandwidth_bytes_per_s, "hbm_bandwidth_bytes_per_s"),
+          positive(hw.l2_bandwidth_bytes_per_s, "l2_bandwidth_bytes_per_s"),
+          positive(c.hbm_efficiency, "calibration.hbm_efficiency"),
+          positive(c.l2_efficiency, "calibration.l2_efficiency"),
+          positive(c.smem_efficiency, "calibration.smem_efficiency"),
+          positive(c.tensor_efficiency, "calibration.tensor_efficiency"),
+          positive(c.fp32_efficiency, "calibration.fp32_efficiency"),
+          positive(c.sm_l2_bytes_per_cycle, "calibration.sm_l2_bytes_per_cycle")}) {
+        if (!s) return s.error();
+    }
+    if (hw.l2_bytes < 0 || hw.hbm_latency_ns < 0 || hw.l2_latency_ns < 0 || c.launch_overhead_ns < 0 ||
+        c.block_overhead_ns < 0) {
+        return make_error("profile " + hw.name + ": l2_bytes, latencies and overheads must be >= 0");
+    }
+    const double sms = static_cast<double>(hw.sm_count);
+    double tensor = hw.tensor_fp16_flops_per_s;
+    if (dtype == DType::bf16) tensor = hw.tensor_bf16_flops_per_s;
+    if (dtype == DType::fp32) tensor = hw.tensor_tf32_flops_per_s;
+    Rates r;
+    r.hbm_bytes_per_ns = hw.hbm_bandwidth_bytes_per_s * c.hbm_efficiency * 1e-9;
+    r.l2_bytes_per_ns = hw.l2_bandwidth_bytes_per_s * c.l2_efficiency * 1e-9;
+    r.sm_l2_bytes_per_ns = c.sm_l2_bytes_per_cycle * hw.sm_clock_hz * 1e-9;
+    r.smem_bytes_per_ns = hw.smem_bandwidth_bytes_per_cycle_per_sm * hw.sm_clock_hz * c.smem_efficiency * 1e-9;
+    r.tensor_flops_per_ns = tensor / sms * c.tensor_efficiency * 1e-9;
+    r.fp32_flops_per_ns = hw.fp32_flops_per_s / sms * c.fp32_efficiency * 1e-9;
+    r.sfu_ops_per_ns = hw.sfu_ops_per_s / sms * 1e-9;
+    r.hbm_latency_ns = hw.hbm_latency_ns;
+    r.l2_latency_ns = hw.l2_latency_ns;
+    r.block_overhead_ns = c.block_overhead_ns;
+    r.launch_overhead_ns = c.launch_overhead_ns;
+    return r;
+}
+
+}  // namespace
+
+Result<Prediction> simulate(const Workload& workload, const std::vector<Launch>& launches,
+                            const Hardware& hw, const Options& options) {
+    if (options.max_samples < 2) return make_error("simulator option max_samples must be >= 2");
+    auto rates = make_rates(hw, workload.dtype);
+    if (!rates) return rates.error();
+    for (const Launch& l : launches) {
+        if (!l.program) return make_error("launch " + l.name + " has no block program");
+        if (l.blocks() <= 0) return make_error("launch " + l.name + " has an empty grid");
+    }
+    auto layout = make_buffer_layout(launches, hw, options.l2);
+    if (!layout) return layout.error();
+
+    SimState state;
+    state.hw = &hw;
+    state.options = &options;
+    state.rates = *rates;
+    state.layout = std::move(layout).value();
+    if (options.l2) {
+        state.l2.reset(hw.l2_bytes, state.layout.min_chunk_bytes, state.layout.names.size());
+        for (std::size_t i = 0; i < state.layout.names.size(); ++i) {
+            state.l2.set_buffer(static_cast<std::uint32_t>(i), state.layout.bytes[i], state.layout.chunk_bytes[i]);
+        }
+    }
+
+    Prediction p;
+    p.model = "sim";
+    p.workload = workload;
+    p.gpu = hw.name;
+    double t_ns = 0;
+    double hit_bytes = 0, load_bytes = 0;
+    std::map<std::string, double> time_by_bound;
+    for (std::size_t i = 0; i < launches.size(); ++i) {
+        auto occ = occupancy(launches[i], hw);
+        if (!occ) return make_error("launch " + launches[i].name + ": " + occ.error().message);
+        auto lr = simulate_launch(state, launches[i], i, *occ, t_ns);
+        if (!lr) return lr.error();
+        LaunchResult& r = lr.value();
+        const double d = r.metrics[Metric::gpu_time_duration];
+        t_ns += d;
+        p.total += r.metrics;
+        time_by_bound[r.bound] += d;
+        hit_bytes += r.extra["l2_hit_bytes"];
+        load_bytes += r.extra["l2_load_bytes"];
+        p.launches.push_back(std::move(r));
+    }
+    double best = -1;
+    for (const auto& [name, d] : time_by_bound) {
+        if (d > best) {
+            best = d;
+            p.bound = name;
+        }
+    }
+    const double secs = t_ns * 1e-9;
+    const Metrics& m = p.total;
+    p.extra["l2_hit_bytes"] = hit_bytes;
+    p.extra["l2_dirty_bytes_at_end"] = options.l2 ? static_cast<double>(state.l2.dirty_bytes()) : 0.0;
+    p.extra["hbm_bytes_per_s"] = secs > 0 ? (m[Metric::dram_bytes_read] + m[Metric::dram_bytes_write]) / secs : 0.0;
+    p.extra["l2_bytes_per_s"] = secs > 0 ? m[Metric::lts_t_bytes] / secs : 0.0;
+    p.extra["l2_load_bytes"] = load_bytes;
+    p.extra["l2_hit_rate"] = load_bytes > 0 ? hit_bytes / load_bytes : 0.0;
+    return p;
+}
+
+}  // namespace tilescope::sim

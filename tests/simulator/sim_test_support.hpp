@@ -1,0 +1,124 @@
+// Helpers for simulator tests: a hand-written H100-like GPU (no profile file needed) and
+// hand-built launches whose every block runs the same simple program.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/hardware.hpp"
+#include "core/launch.hpp"
+#include "core/workload.hpp"
+
+namespace tilescope::test {
+
+inline Hardware test_gpu() {
+    Hardware hw;
+    hw.name = "test-gpu";
+    hw.display_name = "Test GPU (H100-like)";
+    hw.compute_capability = 90;
+    hw.sm_count = 132;
+    hw.max_threads_per_sm = 2048;
+    hw.max_warps_per_sm = 64;
+    hw.max_blocks_per_sm = 32;
+    hw.max_threads_per_block = 1024;
+    hw.warp_size_threads = 32;
+    hw.registers_per_sm = 65536;
+    hw.max_registers_per_thread = 255;
+    hw.max_registers_per_block = 65536;
+    hw.register_allocation_unit = 256;
+    hw.smem_carveout_steps_bytes = {0, 8192, 16384, 32768, 65536, 102400, 135168, 167936, 200704, 233472};
+    hw.smem_per_sm_bytes = 233472;
+    hw.smem_per_block_max_bytes = 232448;
+    hw.smem_reserved_per_block_bytes = 1024;
+    hw.smem_bandwidth_bytes_per_cycle_per_sm = 128;
+    hw.l2_bytes = 50 * 1024 * 1024;
+    hw.l2_line_bytes = 128;
+    hw.l2_sector_bytes = 32;
+    hw.l2_bandwidth_bytes_per_s = 5.5e12;
+    hw.l2_latency_ns = 200;
+    hw.hbm_bytes = 80LL << 30;
+    hw.hbm_bandwidth_bytes_per_s = 3.35e12;
+    hw.hbm_latency_ns = 600;
+    hw.sm_clock_hz = 1.755e9;
+    hw.memory_clock_hz = 2.6e9;
+    hw.tensor_fp16_flops_per_s = 989e12;
+    hw.tensor_bf16_flops_per_s = 989e12;
+    hw.tensor_tf32_flops_per_s = 494e12;
+    hw.fp32_flops_per_s = 67e12;
+    hw.sfu_ops_per_s = 3.9e12;
+    hw.kernel_launch_latency_ns = 3000;
+    return hw;
+}
+
+inline Workload test_workload() {
+    Workload w;
+    w.kernel = KernelFamily::gemm;
+    w.dtype = DType::fp16;
+    return w;
+}
+
+// `blocks` blocks of `threads` threads with `regs` registers each; every block runs `iterations`
+// iterations of: load `load_bytes` contiguous bytes of buffer "X" (at `offset(block, it)`),
+// then `fp32_flops` of FP32 work; then stores `store_bytes` to buffer "Y" at block * store_bytes.
+struct SimpleLaunch {
+    std::int64_t blocks = 1;
+    int threads = 128;
+    int regs = 32;
+    int stages = 1;
+    std::int64_t iterations = 1;
+    std::int64_t load_bytes = 0;
+    std::int64_t x_bytes = 0;  // size of X; loads wrap around modulo this
+    double fp32_flops = 0;
+    std::int64_t store_bytes = 0;
+    bool same_data = false;    // every block reads the same offsets (else block-private data)
+};
+
+inline Launch make_simple_launch(const SimpleLaunch& s, std::string name = "simple") {
+    Launch l;
+    l.name = std::move(name);
+    l.grid_x = s.blocks;
+    l.threads_per_block = s.threads;
+    l.registers_per_thread = s.regs;
+    l.stages = s.stages;
+    l.work_items = s.blocks;
+    const std::int64_t per_block = s.iterations * s.load_bytes;
+    const std::int64_t x_bytes = s.x_bytes > 0 ? s.x_bytes : std::max<std::int64_t>(1, per_block * (s.same_data ? 1 : s.blocks));
+    l.buffers = {Buffer{"X", x_bytes, false}, Buffer{"Y", std::max<std::int64_t>(1, s.store_bytes * s.blocks), true}};
+    l.counts.global_load_bytes = static_cast<double>(per_block * s.blocks);
+    l.counts.global_store_bytes = static_cast<double>(s.store_bytes * s.blocks);
+    l.counts.flops_fp32 = s.fp32_flops * static_cast<double>(s.iterations * s.blocks);
+    l.program = [s, x_bytes](std::int64_t block, std::vector<Step>& out) {
+        const std::int64_t block_bytes = s.iterations * s.load_bytes;
+        for (std::int64_t it = 0; it < s.iterations; ++it) {
+            if (s.load_bytes > 0) {
+                Step ld;
+                ld.kind = StepKind::load;
+                ld.iteration = static_cast<std::int32_t>(it);
+                const std::int64_t base = s.same_data ? 0 : block * block_bytes;
+                ld.region = Region{0, (base + it * s.load_bytes) % x_bytes, s.load_bytes, 1, s.load_bytes};
+                ld.amount = static_cast<double>(s.load_bytes);
+                out.push_back(ld);
+            }
+            if (s.fp32_flops > 0) {
+                Step c;
+                c.kind = StepKind::compute;
+                c.unit = Unit::fp32;
+                c.iteration = static_cast<std::int32_t>(it);
+                c.amount = s.fp32_flops;
+                out.push_back(c);
+            }
+        }
+        if (s.store_bytes > 0) {
+            Step st;
+            st.kind = StepKind::store;
+            st.iteration = static_cast<std::int32_t>(s.iterations);
+            st.region = Region{1, block * s.store_bytes, s.store_bytes, 1, s.store_bytes};
+            st.amount = static_cast<double>(s.store_bytes);
+            out.push_back(st);
+        }
+    };
+    return l;
+}
+
+}  // namespace tilescope::test

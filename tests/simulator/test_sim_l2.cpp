@@ -1,0 +1,137 @@
+// L2 hand-worked cases: reuse under capacity, streaming over capacity, write-back and the dirty
+// data carried from one launch to the next.
+#include <catch2/catch.hpp>
+
+#include "simulator/simulate.hpp"
+#include "sim_test_support.hpp"
+
+using namespace tilescope;
+using tilescope::test::make_simple_launch;
+using tilescope::test::SimpleLaunch;
+
+namespace {
+
+Prediction run(const std::vector<Launch>& launches, const Hardware& hw, bool l2 = true) {
+    sim::Options opt;
+    opt.l2 = l2;
+    auto p = sim::simulate(test::test_workload(), launches, hw, opt);
+    INFO((p ? std::string() : p.error().message));
+    REQUIRE(p.ok());
+    return std::move(p).value();
+}
+
+constexpr std::int64_t kMiB = 1024 * 1024;
+
+}  // namespace
+
+TEST_CASE("working set well under L2: every byte read from HBM once", "[sim][l2]") {
+    const Hardware hw = test::test_gpu();
+    SimpleLaunch s;
+    s.blocks = 132;
+    s.threads = 256;
+    s.iterations = 16;
+    s.load_bytes = 65536;      // each block reads all of X (1 MiB) in 16 tiles
+    s.same_data = true;
+    s.x_bytes = kMiB;
+    const Prediction p = run({make_simple_launch(s)}, hw);
+    CHECK(p.total[Metric::dram_bytes_read] == static_cast<double>(kMiB));
+    CHECK(p.total[Metric::lts_t_bytes] == static_cast<double>(132 * kMiB));
+    CHECK(p.extra.at("l2_hit_rate") == Approx(131.0 / 132.0));
+    // The same launch with the L2 off reads everything from HBM.
+    const Prediction off = run({make_simple_launch(s)}, hw, false);
+    CHECK(off.total[Metric::dram_bytes_read] == static_cast<double>(132 * kMiB));
+    CHECK(off.total[Metric::gpu_time_duration] > p.total[Metric::gpu_time_duration]);
+}
+
+TEST_CASE("working set far over L2, streamed twice: re-read from HBM", "[sim][l2]") {
+    const Hardware hw = test::test_gpu();
+    SimpleLaunch s;
+    s.blocks = 1;
+    s.iterations = 2 * 200;   // two passes over a 200 MiB buffer, 1 MiB per iteration
+    s.load_bytes = kMiB;
+    s.same_data = true;
+    s.x_bytes = 200 * kMiB;
+    const Prediction p = run({make_simple_launch(s)}, hw);
+    CHECK(p.total[Metric::dram_bytes_read] == static_cast<double>(400 * kMiB));
+    CHECK(p.extra.at("l2_hit_rate") == 0.0);
+
+    // The same two passes over 20 MiB (fits): the second pass hits.
+    s.iterations = 2 * 20;
+    s.x_bytes = 20 * kMiB;
+    const Prediction q = run({make_simple_launch(s)}, hw);
+    CHECK(q.total[Metric::dram_bytes_read] == static_cast<double>(20 * kMiB));
+    CHECK(q.extra.at("l2_hit_rate") == Approx(0.5));
+}
+
+TEST_CASE("write-back: dirty data stays in L2, is reported, and is read by the next launch", "[sim][l2]") {
+    const Hardware hw = test::test_gpu();
+    // Launch 1 writes 4 MiB of Y (32 blocks x 128 KiB); launch 2 reads it back.
+    SimpleLaunch w;
+    w.blocks = 32;
+    w.store_bytes = 128 * 1024;
+    Launch writer = make_simple_launch(w, "writer");
+    Launch reader;
+    reader.name = "reader";
+    reader.grid_x = 32;
+    reader.threads_per_block = 128;
+    reader.registers_per_thread = 32;
+    reader.work_items = 32;
+    reader.buffers = {Buffer{"Y", 32 * 128 * 1024, false}};
+    reader.program = [](std::int64_t block, std::vector<Step>& out) {
+        Step ld;
+        ld.kind = StepKind::load;
+        ld.region = Region{0, block * 128 * 1024, 128 * 1024, 1, 128 * 1024};
+        ld.amount = 128 * 1024;
+        out.push_back(ld);
+    };
+    const Prediction p = run({writer, reader}, hw);
+    REQUIRE(p.launches.size() == 2);
+    CHECK(p.launches[0].metrics[Metric::dram_bytes_write] == 0.0);
+    CHECK(p.launches[0].extra.at("l2_dirty_bytes_at_end") == static_cast<double>(4 * kMiB));
+    CHECK(p.launches[1].metrics[Metric::dram_bytes_read] == 0.0);   // all hits
+    CHECK(p.launches[1].extra.at("l2_hit_rate") == 1.0);
+    CHECK(p.extra.at("l2_dirty_bytes_at_end") == static_cast<double>(4 * kMiB));
+
+    // L2 off: written through, read back from HBM.
+    const Prediction off = run({writer, reader}, hw, false);
+    CHECK(off.launches[0].metrics[Metric::dram_bytes_write] == static_cast<double>(4 * kMiB));
+    CHECK(off.launches[1].metrics[Metric::dram_bytes_read] == static_cast<double>(4 * kMiB));
+    CHECK(off.extra.at("l2_dirty_bytes_at_end") == 0.0);
+}
+
+TEST_CASE("stores over L2 capacity: write-backs + dirty at end == bytes stored", "[sim][l2]") {
+    const Hardware hw = test::test_gpu();
+    SimpleLaunch w;
+    w.blocks = 400;
+    w.store_bytes = 512 * 1024;  // 200 MiB in total, 4x the L2
+    const Prediction p = run({make_simple_launch(w)}, hw);
+    const double written = p.total[Metric::dram_bytes_write];
+    const double dirty = p.extra.at("l2_dirty_bytes_at_end");
+    CHECK(written + dirty == static_cast<double>(200 * kMiB));
+    CHECK(dirty <= static_cast<double>(hw.l2_bytes));
+    CHECK(dirty > 0.9 * static_cast<double>(hw.l2_bytes));
+    CHECK(p.total[Metric::dram_bytes_read] == 0.0);  // write-allocate without fetch
+}
+
+TEST_CASE("strided rows narrower than a sector over-fetch whole sectors", "[sim][l2]") {
+    const Hardware hw = test::test_gpu();
+    Launch l;
+    l.name = "strided";
+    l.grid_x = 1;
+    l.threads_per_block = 128;
+    l.registers_per_thread = 32;
+    l.work_items = 1;
+    l.buffers = {Buffer{"X", 64 * 1024, false}};
+    l.program = [](std::int64_t, std::vector<Step>& out) {
+        Step ld;
+        ld.kind = StepKind::load;
+        ld.region = Region{0, 0, 16, 100, 256};  // 100 rows of 16 B, 256 B apart
+        ld.amount = 1600;
+        out.push_back(ld);
+    };
+    const Prediction on = run({l}, hw);
+    CHECK(on.total[Metric::lts_t_bytes] == 1600.0);
+    CHECK(on.total[Metric::dram_bytes_read] == 100.0 * 32);  // one 32 B sector per row
+    const Prediction off = run({l}, hw, false);
+    CHECK(off.total[Metric::dram_bytes_read] == 1600.0);
+}
