@@ -45,6 +45,7 @@ struct Hardware {
     int max_blocks_per_sm = 0;
     int max_threads_per_block = 0;
     int warp_size_threads = 32;
+    int sm_subpartitions = 4;                 // processing blocks per SM; registers are split among them
     int registers_per_sm = 0;                 // 32-bit registers
     int max_registers_per_thread = 0;
     int max_registers_per_block = 0;
@@ -96,6 +97,10 @@ Result<Hardware> load_hardware(const std::string& spec);
 // Directory holding the bundled profiles: $TILESCOPE_PROFILE_DIR if set, else the install or
 // source-tree location compiled in.
 std::string profile_dir();
+
+// Serialise a Hardware back to the profile JSON format (values with their source notes,
+// calibration and provenance objects). parse_hardware(hardware_to_json(hw)) reproduces hw.
+std::string hardware_to_json(const Hardware& hw);
 // Names of bundled profiles (file stems, calibrated ones as "calibrated/<stem>"), sorted.
 std::vector<std::string> list_bundled_profiles();
 

@@ -4,8 +4,10 @@
 #include <string>
 #include <vector>
 
+#include "core/metrics.hpp"
 #include "core/prediction.hpp"
 #include "core/result.hpp"
+#include "core/workload.hpp"
 
 namespace tilescope {
 
@@ -16,10 +18,27 @@ Result<Prediction> prediction_from_json(const std::string& text);
 // Workload as a JSON object text (used inside to_json and by sweeps).
 std::string workload_json(const Workload&);
 
-// CSV: workload columns, then model, gpu, bound, then every metric by its ncu name.
+// CSV: workload columns, then model, gpu, bound, then every metric by its ncu name, then
+// status ("ok" / "illegal") and reason. Columns that do not apply to the family are empty.
 std::string csv_header();
 std::string csv_row(const Prediction&);
+// A row for a configuration that could not be predicted (sweeps): empty metrics, status "illegal".
+std::string csv_row_illegal(const WorkloadSpec&, const std::string& model, const std::string& gpu,
+                            const std::string& reason);
+std::string csv_row_illegal(const Workload&, const std::string& model, const std::string& gpu,
+                            const std::string& reason);
+
+// JSON Lines (sweeps): one compact object per line: the to_json() object plus "status": "ok",
+// or {"status": "illegal", "reason", "workload", "gpu", "model"}.
+std::string to_json_line(const Prediction&);
+std::string json_line_illegal(const WorkloadSpec&, const std::string& model, const std::string& gpu,
+                              const std::string& reason);
+std::string json_line_illegal(const Workload&, const std::string& model, const std::string& gpu,
+                              const std::string& reason);
+
 // Readable table for terminals.
 std::string to_table(const Prediction&);
+// A metric value for people: SI prefix and unit ("268 MB"), durations as ns/us/ms.
+std::string format_metric(Metric m, double value);
 
 }  // namespace tilescope

@@ -1,0 +1,421 @@
+// Hardware profiles: parse + validate (first problem reported with its JSON path), load by
+// bundled name or path, list bundled profiles, and write a Hardware back as profile JSON.
+#include "core/hardware.hpp"
+
+#include <boost/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <optional>
+#include <variant>
+
+#ifndef TILESCOPE_PROFILE_DIR
+#error "TILESCOPE_PROFILE_DIR must be defined by core/CMakeLists.txt"
+#endif
+
+namespace tilescope {
+namespace {
+
+namespace json = boost::json;
+namespace fs = std::filesystem;
+
+// How a field's value must look.
+enum class Rule { positive, non_negative };
+
+using Member = std::variant<int Hardware::*, std::int64_t Hardware::*, double Hardware::*,
+                            std::vector<std::int64_t> Hardware::*>;
+
+struct FieldSpec {
+    const char* name;
+    Member member;
+    Rule rule;
+};
+
+// Every Hardware fact read from a profile, in file order. Each is {"value": ..., "source": "..."}.
+const std::vector<FieldSpec>& field_specs() {
+    static const std::vector<FieldSpec> specs = {
+        {"sm_count", &Hardware::sm_count, Rule::positive},
+        {"max_threads_per_sm", &Hardware::max_threads_per_sm, Rule::positive},
+        {"max_warps_per_sm", &Hardware::max_warps_per_sm, Rule::positive},
+        {"max_blocks_per_sm", &Hardware::max_blocks_per_sm, Rule::positive},
+        {"max_threads_per_block", &Hardware::max_threads_per_block, Rule::positive},
+        {"warp_size_threads", &Hardware::warp_size_threads, Rule::positive},
+        {"sm_subpartitions", &Hardware::sm_subpartitions, Rule::positive},
+        {"registers_per_sm", &Hardware::registers_per_sm, Rule::positive},
+        {"max_registers_per_thread", &Hardware::max_registers_per_thread, Rule::positive},
+        {"max_registers_per_block", &Hardware::max_registers_per_block, Rule::positive},
+        {"register_allocation_unit", &Hardware::register_allocation_unit, Rule::positive},
+        {"smem_carveout_steps_bytes", &Hardware::smem_carveout_steps_bytes, Rule::non_negative},
+        {"smem_per_sm_bytes", &Hardware::smem_per_sm_bytes, Rule::positive},
+        {"smem_per_block_max_bytes", &Hardware::smem_per_block_max_bytes, Rule::positive},
+        {"smem_reserved_per_block_bytes", &Hardware::smem_reserved_per_block_bytes, Rule::non_negative},
+        {"smem_bandwidth_bytes_per_cycle_per_sm", &Hardware::smem_bandwidth_bytes_per_cycle_per_sm, Rule::positive},
+        {"l2_bytes", &Hardware::l2_bytes, Rule::positive},
+        {"l2_line_bytes", &Hardware::l2_line_bytes, Rule::positive},
+        {"l2_sector_bytes", &Hardware::l2_sector_bytes, Rule::positive},
+        {"l2_bandwidth_bytes_per_s", &Hardware::l2_bandwidth_bytes_per_s, Rule::positive},
+        {"l2_latency_ns", &Hardware::l2_latency_ns, Rule::positive},
+        {"hbm_bytes", &Hardware::hbm_bytes, Rule::positive},
+        {"hbm_bandwidth_bytes_per_s", &Hardware::hbm_bandwidth_bytes_per_s, Rule::positive},
+        {"hbm_latency_ns", &Hardware::hbm_latency_ns, Rule::positive},
+        {"sm_clock_hz", &Hardware::sm_clock_hz, Rule::positive},
+        {"memory_clock_hz", &Hardware::memory_clock_hz, Rule::positive},
+        {"tensor_fp16_flops_per_s", &Hardware::tensor_fp16_flops_per_s, Rule::positive},
+        {"tensor_bf16_flops_per_s", &Hardware::tensor_bf16_flops_per_s, Rule::positive},
+        {"tensor_tf32_flops_per_s", &Hardware::tensor_tf32_flops_per_s, Rule::positive},
+        {"fp32_flops_per_s", &Hardware::fp32_flops_per_s, Rule::positive},
+        {"sfu_ops_per_s", &Hardware::sfu_ops_per_s, Rule::positive},
+        {"kernel_launch_latency_ns", &Hardware::kernel_launch_latency_ns, Rule::non_negative},
+    };
+    return specs;
+}
+
+enum class CalRule { efficiency, non_negative };
+struct CalSpec {
+    const char* name;
+    double Calibration::*member;
+    CalRule rule;
+};
+const std::vector<CalSpec>& calibration_specs() {
+    static const std::vector<CalSpec> specs = {
+        {"hbm_efficiency", &Calibration::hbm_efficiency, CalRule::efficiency},
+        {"l2_efficiency", &Calibration::l2_efficiency, CalRule::efficiency},
+        {"smem_efficiency", &Calibration::smem_efficiency, CalRule::efficiency},
+        {"tensor_efficiency", &Calibration::tensor_efficiency, CalRule::efficiency},
+        {"fp32_efficiency", &Calibration::fp32_efficiency, CalRule::efficiency},
+        {"launch_overhead_ns", &Calibration::launch_overhead_ns, CalRule::non_negative},
+        {"block_overhead_ns", &Calibration::block_overhead_ns, CalRule::non_negative},
+    };
+    return specs;
+}
+
+std::string show(const json::value& v) {
+    std::string s;
+    if (v.is_double()) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.10g", v.get_double());
+        s = buf;
+    } else {
+        s = json::serialize(v);
+    }
+    if (s.size() > 40) s = s.substr(0, 37) + "...";
+    return s;
+}
+
+// A JSON number as double (ints included); nullopt for non-numbers.
+std::optional<double> as_number(const json::value& v) {
+    if (v.is_int64()) return static_cast<double>(v.get_int64());
+    if (v.is_uint64()) return static_cast<double>(v.get_uint64());
+    if (v.is_double()) return v.get_double();
+    return std::nullopt;
+}
+
+// A JSON number that is an exact integer; nullopt otherwise.
+std::optional<std::int64_t> as_integer(const json::value& v) {
+    if (v.is_int64()) return v.get_int64();
+    if (v.is_uint64()) {
+        if (v.get_uint64() > static_cast<std::uint64_t>(INT64_MAX)) return std::nullopt;
+        return static_cast<std::int64_t>(v.get_uint64());
+    }
+    if (v.is_double()) {
+        const double d = v.get_double();
+        if (std::isfinite(d) && std::floor(d) == d && std::fabs(d) < 9.0e18) return static_cast<std::int64_t>(d);
+    }
+    return std::nullopt;
+}
+
+class Parser {
+public:
+    explicit Parser(std::string origin) : origin_(std::move(origin)) {}
+
+    Error fail(const std::string& path, const std::string& rule) const {
+        return make_error("profile " + origin_ + ": " + path + ": " + rule);
+    }
+
+    Status read_field(const json::object& root, const FieldSpec& spec, Hardware& hw) const {
+        const std::string path = std::string("$.") + spec.name;
+        const json::value* field = root.if_contains(spec.name);
+        if (!field) return fail(path, "missing field");
+        if (!field->is_object())
+            return fail(path, "must be an object {\"value\": ..., \"source\": \"...\"} (got " + show(*field) + ")");
+        const json::object& obj = field->get_object();
+        const json::value* value = obj.if_contains("value");
+        if (!value) return fail(path + ".value", "missing field");
+        const json::value* source = obj.if_contains("source");
+        if (!source) return fail(path + ".source", "missing field (say where the number comes from)");
+        if (!source->is_string() || source->get_string().empty())
+            return fail(path + ".source", "must be a non-empty string");
+        for (const auto& kv : obj) {
+            if (kv.key() != "value" && kv.key() != "source")
+                return fail(path + "." + std::string(kv.key()), "unknown field (expected value, source)");
+        }
+        hw.sources[spec.name] = std::string(source->get_string());
+        const std::string vpath = path + ".value";
+        const bool positive = spec.rule == Rule::positive;
+        const char* int_rule = positive ? "must be a positive integer" : "must be a non-negative integer";
+        const char* num_rule = positive ? "must be a positive number" : "must be a non-negative number";
+
+        if (std::holds_alternative<std::vector<std::int64_t> Hardware::*>(spec.member)) {
+            auto member = std::get<std::vector<std::int64_t> Hardware::*>(spec.member);
+            if (!value->is_array() || value->get_array().empty())
+                return fail(vpath, "must be a non-empty array of integers (got " + show(*value) + ")");
+            std::vector<std::int64_t> out;
+            const json::array& arr = value->get_array();
+            for (std::size_t i = 0; i < arr.size(); ++i) {
+                auto iv = as_integer(arr[i]);
+                if (!iv || *iv < 0)
+                    return fail(vpath + "[" + std::to_string(i) + "]", std::string(int_rule) + " (got " + show(arr[i]) + ")");
+                if (!out.empty() && *iv <= out.back())
+                    return fail(vpath, "must be ascending (" + std::to_string(*iv) + " after " + std::to_string(out.back()) + ")");
+                out.push_back(*iv);
+            }
+            hw.*member = std::move(out);
+            return {};
+        }
+        if (std::holds_alternative<double Hardware::*>(spec.member)) {
+            auto nv = as_number(*value);
+            if (!nv || !std::isfinite(*nv) || (positive ? *nv <= 0 : *nv < 0))
+                return fail(vpath, std::string(num_rule) + " (got " + show(*value) + ")");
+            hw.*std::get<double Hardware::*>(spec.member) = *nv;
+            return {};
+        }
+        auto iv = as_integer(*value);
+        if (!iv || (positive ? *iv <= 0 : *iv < 0))
+            return fail(vpath, std::string(int_rule) + " (got " + show(*value) + ")");
+        if (std::holds_alternative<int Hardware::*>(spec.member)) {
+            if (*iv > INT32_MAX) return fail(vpath, "must be at most 2147483647 (got " + show(*value) + ")");
+            hw.*std::get<int Hardware::*>(spec.member) = static_cast<int>(*iv);
+        } else {
+            hw.*std::get<std::int64_t Hardware::*>(spec.member) = *iv;
+        }
+        return {};
+    }
+
+    Status read_calibration(const json::value& v, Hardware& hw) const {
+        if (!v.is_object()) return fail("$.calibration", "must be an object (got " + show(v) + ")");
+        for (const auto& kv : v.get_object()) {
+            const std::string key(kv.key());
+            const std::string path = "$.calibration." + key;
+            auto it = std::find_if(calibration_specs().begin(), calibration_specs().end(),
+                                   [&](const CalSpec& c) { return key == c.name; });
+            if (it == calibration_specs().end()) {
+                if (key == "source" || key == "notes" || key == "description") continue;
+                return fail(path, "unknown calibration parameter");
+            }
+            const json::value* val = &kv.value();
+            if (val->is_object()) {
+                val = val->get_object().if_contains("value");
+                if (!val) return fail(path + ".value", "missing field");
+            }
+            auto nv = as_number(*val);
+            if (it->rule == CalRule::efficiency) {
+                if (!nv || !(*nv > 0.0 && *nv <= 1.0))
+                    return fail(path, "must be a number in (0, 1] (got " + show(*val) + ")");
+            } else if (!nv || !std::isfinite(*nv) || *nv < 0) {
+                return fail(path, "must be a non-negative number (got " + show(*val) + ")");
+            }
+            hw.calibration.*(it->member) = *nv;
+        }
+        hw.calibration.calibrated = true;
+        return {};
+    }
+
+    Status read_provenance(const json::value& v, Hardware& hw) const {
+        if (!v.is_object()) return fail("$.provenance", "must be an object (got " + show(v) + ")");
+        for (const auto& kv : v.get_object()) {
+            if (kv.value().is_string())
+                hw.provenance[std::string(kv.key())] = std::string(kv.value().get_string());
+            else
+                hw.provenance[std::string(kv.key())] = json::serialize(kv.value());
+        }
+        return {};
+    }
+
+    // Rules that relate fields to each other.
+    Status cross_check(const Hardware& hw) const {
+        auto i2s = [](std::int64_t v) { return std::to_string(v); };
+        if (static_cast<std::int64_t>(hw.max_warps_per_sm) * hw.warp_size_threads != hw.max_threads_per_sm)
+            return fail("$.max_warps_per_sm.value",
+                        i2s(hw.max_warps_per_sm) + " warps x " + i2s(hw.warp_size_threads) +
+                            " threads must equal max_threads_per_sm " + i2s(hw.max_threads_per_sm));
+        if (hw.max_threads_per_block > hw.max_threads_per_sm)
+            return fail("$.max_threads_per_block.value", i2s(hw.max_threads_per_block) +
+                                                             " exceeds max_threads_per_sm " + i2s(hw.max_threads_per_sm));
+        if (hw.max_threads_per_block % hw.warp_size_threads != 0)
+            return fail("$.max_threads_per_block.value", "must be a multiple of warp_size_threads " + i2s(hw.warp_size_threads));
+        if (hw.max_registers_per_block > hw.registers_per_sm)
+            return fail("$.max_registers_per_block.value",
+                        i2s(hw.max_registers_per_block) + " exceeds registers_per_sm " + i2s(hw.registers_per_sm));
+        if (hw.registers_per_sm % hw.sm_subpartitions != 0)
+            return fail("$.sm_subpartitions.value", "must divide registers_per_sm " + i2s(hw.registers_per_sm));
+        if (hw.smem_carveout_steps_bytes.back() != hw.smem_per_sm_bytes)
+            return fail("$.smem_per_sm_bytes.value", i2s(hw.smem_per_sm_bytes) + " must equal the largest carve-out step " +
+                                                         i2s(hw.smem_carveout_steps_bytes.back()));
+        if (hw.smem_per_block_max_bytes > hw.smem_per_sm_bytes)
+            return fail("$.smem_per_block_max_bytes.value", i2s(hw.smem_per_block_max_bytes) + " exceeds smem_per_sm_bytes " +
+                                                                 i2s(hw.smem_per_sm_bytes));
+        if (hw.smem_per_block_max_bytes + hw.smem_reserved_per_block_bytes > hw.smem_per_sm_bytes)
+            return fail("$.smem_reserved_per_block_bytes.value",
+                        "smem_per_block_max_bytes " + i2s(hw.smem_per_block_max_bytes) + " + reservation " +
+                            i2s(hw.smem_reserved_per_block_bytes) + " exceeds smem_per_sm_bytes " + i2s(hw.smem_per_sm_bytes));
+        if (hw.l2_line_bytes % hw.l2_sector_bytes != 0)
+            return fail("$.l2_line_bytes.value", i2s(hw.l2_line_bytes) + " must be a multiple of l2_sector_bytes " +
+                                                     i2s(hw.l2_sector_bytes));
+        if (hw.l2_bytes % hw.l2_line_bytes != 0)
+            return fail("$.l2_bytes.value", i2s(hw.l2_bytes) + " must be a multiple of l2_line_bytes " + i2s(hw.l2_line_bytes));
+        return {};
+    }
+
+    Result<Hardware> parse(const std::string& text) const {
+        boost::system::error_code ec;
+        json::value root = json::parse(text, ec);
+        if (ec) return fail("$", "not valid JSON (" + ec.message() + ")");
+        if (!root.is_object()) return fail("$", "must be a JSON object");
+        const json::object& obj = root.get_object();
+        Hardware hw;
+        hw.origin = origin_;
+
+        const json::value* name = obj.if_contains("name");
+        if (!name) return fail("$.name", "missing field");
+        if (!name->is_string() || name->get_string().empty()) return fail("$.name", "must be a non-empty string");
+        hw.name = std::string(name->get_string());
+        if (const json::value* dn = obj.if_contains("display_name")) {
+            if (!dn->is_string()) return fail("$.display_name", "must be a string");
+            hw.display_name = std::string(dn->get_string());
+        } else {
+            hw.display_name = hw.name;
+        }
+        const json::value* cc = obj.if_contains("compute_capability");
+        if (!cc) return fail("$.compute_capability", "missing field");
+        auto ccv = as_integer(*cc);
+        if (!ccv || *ccv < 10 || *ccv > 200)
+            return fail("$.compute_capability", "must be an integer like 80 or 90 (got " + show(*cc) + ")");
+        hw.compute_capability = static_cast<int>(*ccv);
+
+        std::set<std::string> known = {"name", "display_name", "compute_capability", "calibration", "provenance",
+                                       "description", "notes"};
+        for (const FieldSpec& spec : field_specs()) {
+            known.insert(spec.name);
+            if (Status s = read_field(obj, spec, hw); !s) return s.error();
+        }
+        for (const auto& kv : obj) {
+            if (!known.count(std::string(kv.key()))) return fail("$." + std::string(kv.key()), "unknown field");
+        }
+        if (const json::value* cal = obj.if_contains("calibration")) {
+            if (Status s = read_calibration(*cal, hw); !s) return s.error();
+        }
+        if (const json::value* prov = obj.if_contains("provenance")) {
+            if (Status s = read_provenance(*prov, hw); !s) return s.error();
+        }
+        if (Status s = cross_check(hw); !s) return s.error();
+        return hw;
+    }
+
+private:
+    std::string origin_;
+};
+
+bool is_regular_file(const std::string& path) {
+    std::error_code ec;
+    return fs::is_regular_file(path, ec);
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+Result<Hardware> parse_hardware(const std::string& json_text, const std::string& origin) {
+    return Parser(origin).parse(json_text);
+}
+
+Result<Hardware> load_hardware_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return make_error("cannot read profile file '" + path + "'");
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    if (in.bad()) return make_error("cannot read profile file '" + path + "'");
+    return parse_hardware(ss.str(), path);
+}
+
+std::string profile_dir() {
+    if (const char* env = std::getenv("TILESCOPE_PROFILE_DIR"); env && *env) return env;
+    return TILESCOPE_PROFILE_DIR;
+}
+
+std::vector<std::string> list_bundled_profiles() {
+    std::vector<std::string> names;
+    std::error_code ec;
+    const fs::path dir(profile_dir());
+    for (const auto& sub : {std::string(), std::string("calibrated")}) {
+        const fs::path d = sub.empty() ? dir : dir / sub;
+        if (!fs::is_directory(d, ec)) continue;
+        for (const auto& entry : fs::directory_iterator(d, ec)) {
+            if (!entry.is_regular_file(ec) || entry.path().extension() != ".json") continue;
+            const std::string stem = entry.path().stem().string();
+            names.push_back(sub.empty() ? stem : sub + "/" + stem);
+        }
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+Result<Hardware> load_hardware(const std::string& spec) {
+    if (spec.empty()) return make_error("--gpu must name a profile or a JSON file (got an empty string)");
+    const std::string bundled = (fs::path(profile_dir()) / (spec + ".json")).string();
+    const bool looks_like_path = spec.find('/') != std::string::npos || ends_with(spec, ".json");
+    if (!ends_with(spec, ".json") && spec.find("..") == std::string::npos && is_regular_file(bundled))
+        return load_hardware_file(bundled);
+    if (looks_like_path) {
+        if (is_regular_file(spec)) return load_hardware_file(spec);
+        return make_error("cannot read profile file '" + spec + "' (no such file)");
+    }
+    std::string list;
+    for (const auto& n : list_bundled_profiles()) list += (list.empty() ? "" : ", ") + n;
+    return make_error("unknown GPU profile '" + spec + "'; available: " + (list.empty() ? "(none found in " + profile_dir() + ")" : list));
+}
+
+std::string hardware_to_json(const Hardware& hw) {
+    json::object root;
+    root["name"] = hw.name;
+    root["display_name"] = hw.display_name;
+    root["compute_capability"] = hw.compute_capability;
+    for (const FieldSpec& spec : field_specs()) {
+        json::object field;
+        std::visit(
+            [&](auto member) {
+                using T = std::decay_t<decltype(hw.*member)>;
+                if constexpr (std::is_same_v<T, std::vector<std::int64_t>>) {
+                    json::array arr;
+                    for (auto v : hw.*member) arr.push_back(v);
+                    field["value"] = std::move(arr);
+                } else {
+                    field["value"] = hw.*member;
+                }
+            },
+            spec.member);
+        auto it = hw.sources.find(spec.name);
+        field["source"] = it != hw.sources.end() ? it->second : std::string("unknown");
+        root[spec.name] = std::move(field);
+    }
+    if (hw.calibration.calibrated) {
+        json::object cal;
+        for (const CalSpec& c : calibration_specs()) cal[c.name] = hw.calibration.*(c.member);
+        root["calibration"] = std::move(cal);
+    }
+    if (!hw.provenance.empty()) {
+        json::object prov;
+        for (const auto& [k, v] : hw.provenance) prov[k] = v;
+        root["provenance"] = std::move(prov);
+    }
+    return json::serialize(root);
+}
+
+}  // namespace tilescope

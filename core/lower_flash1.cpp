@@ -1,0 +1,128 @@
+// attention-flash1: fused attention in the FlashAttention-1 loop order (Algorithm 1 of the paper).
+//
+// One block per (batch, head). Outer loop over K/V tiles of Bc rows (each loaded once into shared
+// memory); inner loop over Q tiles of Br rows: each inner step reads Q_i, O_i (dtype) and l_i, m_i
+// (fp32) from HBM, updates them with the K_j/V_j tile, and writes O_i, l_i, m_i back. O, l and m
+// are assumed initialised (0, 0, -inf) by a memset before the launch; that memset is not counted.
+//
+// Shared memory per block (contract with kernels/attention/flash1):
+//   (Br*d (Q_i) + Br*d (O_i) + 2*Bc*d (K_j, V_j)) * dtype + 2*Br*4 (l_i, m_i).
+//
+// Per outer step j: global loads K_j, V_j (existing rows), smem writes 2*Bc*d*dtype, barrier.
+// Per inner step (i, j) (full-tile rule, lower_detail.hpp):
+//   global loads   Q_i, O_i: existing rows x d*dtype; l_i, m_i: existing rows x 4 B
+//   smem writes    2*Br*d*dtype + 2*Br*4
+//   smem reads     2*Br*d*dtype (Q, O: each warp its rows) + 2*warps*Bc*d*dtype (K, V by every warp)
+//                  + 2*Br*4 (l, m)
+//   tensor flops   4*Br*Bc*d        sfu ops  Br*Bc + 2*Br (exp of S - m, two rescale exps)
+//   fp32 ops       4*Br*Bc + 3*Br*d (scale/max/subtract/sum; rescale and combine O, divide by l)
+//   global stores  O_i (existing rows x d*dtype), l_i, m_i (existing rows x 4 B)
+// Causal (seq_kv == seq): for K/V tile j only the Q tiles i >= floor(j*Bc/Br) are processed.
+#include <algorithm>
+
+#include "core/lower_detail.hpp"
+
+namespace tilescope::detail {
+namespace {
+
+struct Flash1 {
+    std::int64_t bh, n, n_kv, d, br, bc, q_tiles, kv_tiles;
+    int warps, dt;
+    bool causal;
+};
+
+enum : std::uint32_t { kQ = 0, kK = 1, kV = 2, kO = 3, kL = 4, kM = 5 };
+
+void flash1_program(const Flash1& p, std::int64_t head, std::vector<Step>& out) {
+    const std::int64_t row_bytes = p.d * p.dt;
+    const double br = static_cast<double>(p.br), bc = static_cast<double>(p.bc), d = static_cast<double>(p.d);
+    const double q_tile_bytes = br * d * p.dt;
+    const double kv_tile_bytes = bc * d * p.dt;
+    std::int32_t it = 0;
+    for (std::int64_t j = 0; j < p.kv_tiles; ++j) {
+        const std::int64_t k0 = j * p.bc;
+        const std::int64_t rk = std::min(p.bc, p.n_kv - k0);
+        const std::int64_t kv_off = (head * p.n_kv + k0) * row_bytes;
+        push_load(out, it, kK, kv_off, row_bytes, rk, row_bytes);
+        push_smem(out, StepKind::smem_write, it, kv_tile_bytes);
+        push_load(out, it, kV, kv_off, row_bytes, rk, row_bytes);
+        push_smem(out, StepKind::smem_write, it, kv_tile_bytes);
+        push_barrier(out, it);
+        for (std::int64_t i = first_q_for_kv(j, p.br, p.bc, p.causal); i < p.q_tiles; ++i, ++it) {
+            const std::int64_t q0 = i * p.br;
+            const std::int64_t rq = std::min(p.br, p.n - q0);
+            const std::int64_t q_off = (head * p.n + q0) * row_bytes;
+            const std::int64_t lm_off = (head * p.n + q0) * 4;
+            push_load(out, it, kQ, q_off, row_bytes, rq, row_bytes);
+            push_smem(out, StepKind::smem_write, it, q_tile_bytes);
+            push_load(out, it, kO, q_off, row_bytes, rq, row_bytes);
+            push_smem(out, StepKind::smem_write, it, q_tile_bytes);
+            push_load(out, it, kL, lm_off, rq * 4, 1, rq * 4);
+            push_smem(out, StepKind::smem_write, it, br * 4);
+            push_load(out, it, kM, lm_off, rq * 4, 1, rq * 4);
+            push_smem(out, StepKind::smem_write, it, br * 4);
+            push_barrier(out, it);
+            push_smem(out, StepKind::smem_read, it, 2.0 * q_tile_bytes + 2.0 * p.warps * kv_tile_bytes + 2.0 * br * 4);
+            push_compute(out, Unit::tensor, it, 4.0 * br * bc * d);
+            push_compute(out, Unit::sfu, it, br * bc + 2.0 * br);
+            push_compute(out, Unit::fp32, it, 4.0 * br * bc + 3.0 * br * d);
+            push_store(out, it, kO, q_off, row_bytes, rq, row_bytes);
+            push_store(out, it, kL, lm_off, rq * 4, 1, rq * 4);
+            push_store(out, it, kM, lm_off, rq * 4, 1, rq * 4);
+            push_barrier(out, it);
+        }
+    }
+}
+
+}  // namespace
+
+Result<std::vector<Launch>> lower_flash1(const Workload& w, const Hardware& hw) {
+    Flash1 p{};
+    p.bh = w.batch * w.heads;
+    p.n = w.seq_q;
+    p.n_kv = w.seq_kv;
+    p.d = w.head_dim;
+    p.br = w.tile.m;
+    p.bc = w.tile.n;
+    p.warps = w.tile.warps;
+    p.dt = dtype_bytes(w.dtype);
+    p.causal = w.causal;
+    const AttentionTiles t = attention_tiles(p.n, p.n_kv, p.br, p.bc, p.causal);
+    p.q_tiles = t.q_tiles;
+    p.kv_tiles = t.kv_tiles;
+
+    Launch l;
+    l.name = "attention-flash1:fwd";
+    l.grid_x = p.bh;
+    l.threads_per_block = p.warps * hw.warp_size_threads;
+    l.smem_bytes_per_block = (2 * p.br * p.d + 2 * p.bc * p.d) * p.dt + 2 * p.br * 4;
+    l.registers_per_thread = attention_registers(p.br, p.bc, p.d, p.warps, p.dt);
+    l.stages = 1;
+    const std::int64_t q_bytes = p.bh * p.n * p.d * p.dt;
+    const std::int64_t kv_bytes = p.bh * p.n_kv * p.d * p.dt;
+    l.buffers = {{"Q", q_bytes, false}, {"K", kv_bytes, false}, {"V", kv_bytes, false},
+                 {"O", q_bytes, true},  {"l", p.bh * p.n * 4, true}, {"m", p.bh * p.n * 4, true}};
+
+    const double bh = static_cast<double>(p.bh), n_kv = static_cast<double>(p.n_kv), d = static_cast<double>(p.d);
+    const double br = static_cast<double>(p.br), bc = static_cast<double>(p.bc), dt = p.dt;
+    const double pairs = static_cast<double>(t.pairs), kvt = static_cast<double>(t.kv_tiles);
+    // Existing query rows summed over processed (i, j) pairs: Br per pair, minus the missing rows
+    // of the last q tile, which processes every kv tile (causal too: its last row is N-1).
+    const double q_rows = br * pairs - static_cast<double>((t.q_tiles * p.br - p.n) * t.kv_tiles);
+    Counts& c = l.counts;
+    c.global_load_bytes = bh * (2.0 * n_kv * d * dt + q_rows * (2.0 * d * dt + 8.0));
+    c.global_store_bytes = bh * q_rows * (d * dt + 8.0);
+    c.smem_write_bytes = bh * (kvt * 2.0 * bc * d * dt + pairs * (2.0 * br * d * dt + 2.0 * br * 4.0));
+    c.smem_read_bytes = bh * pairs * (2.0 * br * d * dt + 2.0 * p.warps * bc * d * dt + 2.0 * br * 4.0);
+    c.flops_tensor = bh * pairs * 4.0 * br * bc * d;
+    c.sfu_ops = bh * pairs * (br * bc + 2.0 * br);
+    c.flops_fp32 = bh * pairs * (4.0 * br * bc + 3.0 * br * d);
+
+    l.program = [p](std::int64_t item, std::vector<Step>& out) { flash1_program(p, item, out); };
+    const std::string what = "tile " + std::to_string(p.br) + "x" + std::to_string(p.bc) + " with head-dim " +
+                             std::to_string(p.d);
+    if (Status s = finish_launch(l, hw, what, w.persistent); !s) return s.error();
+    return std::vector<Launch>{std::move(l)};
+}
+
+}  // namespace tilescope::detail

@@ -1,0 +1,119 @@
+// softmax: row softmax y = softmax(x) over rows x cols, tile_m rows per block, tile_n columns per
+// step, no shared memory (values stay in registers; the few bytes of the cross-warp reduction
+// are not counted). Element-wise work is counted on existing elements only.
+//
+// safe (3 passes, each reading the rows again from global memory):
+//   pass 1: load chunk, fp32 1/elem (running max)
+//   pass 2: load chunk, fp32 2/elem (subtract max, add to sum), sfu 1/elem (exp)
+//   pass 3: load chunk, fp32 2/elem (subtract, multiply by 1/sum), sfu 1/elem (exp), store chunk;
+//           sfu 1/row (1/sum)
+//   totals: loads 3*R*C*dtype, stores R*C*dtype, fp32 5*R*C, sfu 2*R*C + R
+// online (2 passes; max and sum fused with a rescale per step):
+//   pass 1: load chunk, fp32 3/elem (max, subtract, add), sfu 1/elem (exp);
+//           per row per step: sfu 1 (exp(m_old - m_new)), fp32 2 (subtract, rescale the sum)
+//   pass 2: load chunk, fp32 2/elem, sfu 1/elem, store chunk; sfu 1/row (1/sum)
+//   totals: loads 2*R*C*dtype, stores R*C*dtype, fp32 5*R*C + 2*R*T, sfu 2*R*C + R*T + R
+//   (T = ceil(C / tile_n) steps per row)
+// Iteration index = pass * T + step.
+#include <algorithm>
+
+#include "core/lower_detail.hpp"
+
+namespace tilescope::detail {
+namespace {
+
+struct Softmax {
+    std::int64_t rows, cols, tm, tn, steps;
+    int dt;
+    bool online;
+};
+
+enum : std::uint32_t { kX = 0, kY = 1 };
+
+void softmax_program(const Softmax& p, std::int64_t item, std::vector<Step>& out) {
+    const std::int64_t r0 = item * p.tm;
+    const std::int64_t nr = std::min(p.tm, p.rows - r0);
+    const double rows = static_cast<double>(nr);
+    const int passes = p.online ? 2 : 3;
+    for (int pass = 0; pass < passes; ++pass) {
+        const bool last_pass = pass == passes - 1;
+        for (std::int64_t s = 0; s < p.steps; ++s) {
+            const auto it = static_cast<std::int32_t>(pass * p.steps + s);
+            const std::int64_t c0 = s * p.tn;
+            const std::int64_t nc = std::min(p.tn, p.cols - c0);
+            const double elems = rows * static_cast<double>(nc);
+            const std::int64_t off = (r0 * p.cols + c0) * p.dt;
+            if (last_pass && s == 0) push_compute(out, Unit::sfu, it, rows);  // 1/sum per row
+            push_load(out, it, kX, off, nc * p.dt, nr, p.cols * p.dt);
+            if (last_pass) {
+                push_compute(out, Unit::fp32, it, 2.0 * elems);
+                push_compute(out, Unit::sfu, it, elems);
+                push_store(out, it, kY, off, nc * p.dt, nr, p.cols * p.dt);
+            } else if (p.online) {
+                push_compute(out, Unit::fp32, it, 3.0 * elems + 2.0 * rows);
+                push_compute(out, Unit::sfu, it, elems + rows);
+            } else if (pass == 0) {
+                push_compute(out, Unit::fp32, it, elems);
+            } else {
+                push_compute(out, Unit::fp32, it, 2.0 * elems);
+                push_compute(out, Unit::sfu, it, elems);
+            }
+        }
+    }
+}
+
+}  // namespace
+
+Launch make_softmax_launch(const SoftmaxParams& p) {
+    Softmax s{};
+    s.rows = p.rows;
+    s.cols = p.cols;
+    s.tm = p.tile_m;
+    s.tn = p.tile_n;
+    s.steps = ceil_div(p.cols, p.tile_n);
+    s.dt = p.dtype_size;
+    s.online = p.variant == SoftmaxVariant::online;
+
+    Launch l;
+    l.name = p.name;
+    l.grid_x = ceil_div(p.rows, p.tile_m);
+    l.threads_per_block = p.warps * 32;
+    l.smem_bytes_per_block = 0;
+    const std::int64_t per_thread = ceil_div(std::int64_t{p.tile_m} * p.tile_n, l.threads_per_block);
+    l.registers_per_thread = static_cast<int>(ceil_div(32 + per_thread, 8) * 8);
+    l.stages = p.stages;
+    const std::int64_t bytes = p.rows * p.cols * p.dtype_size;
+    l.buffers = {{p.x_name, bytes, false}, {p.y_name, bytes, true}};
+
+    const double r = static_cast<double>(p.rows), c = static_cast<double>(p.cols), dt = p.dtype_size;
+    const double t = static_cast<double>(s.steps);
+    Counts& k = l.counts;
+    k.global_load_bytes = (s.online ? 2.0 : 3.0) * r * c * dt;
+    k.global_store_bytes = r * c * dt;
+    k.smem_read_bytes = 0;
+    k.smem_write_bytes = 0;
+    k.flops_tensor = 0;
+    k.flops_fp32 = s.online ? 5.0 * r * c + 2.0 * r * t : 5.0 * r * c;
+    k.sfu_ops = s.online ? 2.0 * r * c + r * t + r : 2.0 * r * c + r;
+    l.program = [s](std::int64_t item, std::vector<Step>& out) { softmax_program(s, item, out); };
+    return l;
+}
+
+Result<std::vector<Launch>> lower_softmax(const Workload& w, const Hardware& hw) {
+    SoftmaxParams p;
+    p.name = "softmax";
+    p.rows = w.rows;
+    p.cols = w.cols;
+    p.tile_m = w.tile.m;
+    p.tile_n = w.tile.n;
+    p.warps = w.tile.warps;
+    p.stages = w.tile.stages;
+    p.dtype_size = dtype_bytes(w.dtype);
+    p.variant = w.variant;
+    Launch l = make_softmax_launch(p);
+    const std::string what = "softmax tile " + std::to_string(p.tile_m) + "x" + std::to_string(p.tile_n);
+    if (Status s = finish_launch(l, hw, what, w.persistent); !s) return s.error();
+    return std::vector<Launch>{std::move(l)};
+}
+
+}  // namespace tilescope::detail

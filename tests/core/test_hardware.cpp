@@ -1,0 +1,144 @@
+// Profile loading: every bundled profile loads; each broken field is reported with its JSON path.
+#include <catch2/catch.hpp>
+
+#include <boost/json.hpp>
+
+#include <fstream>
+#include <sstream>
+
+#include "core/hardware.hpp"
+
+using namespace tilescope;
+namespace json = boost::json;
+
+namespace {
+
+json::object bundled_json(const std::string& name) {
+    std::ifstream in(profile_dir() + "/" + name + ".json");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return json::parse(ss.str()).as_object();
+}
+
+std::string parse_error(const json::object& o) {
+    auto r = parse_hardware(json::serialize(o), "test.json");
+    REQUIRE_FALSE(r.ok());
+    return r.error().message;
+}
+
+}  // namespace
+
+TEST_CASE("every bundled profile loads and is consistent", "[hardware]") {
+    const auto names = list_bundled_profiles();
+    for (const char* want : {"a100-40gb", "a100-80gb", "h100-sxm", "h200"}) {
+        CHECK(std::find(names.begin(), names.end(), want) != names.end());
+    }
+    for (const auto& name : names) {
+        INFO(name);
+        auto hw = load_hardware(name);
+        REQUIRE(hw.ok());
+        CHECK(hw->sm_count > 0);
+        CHECK(hw->sources.count("hbm_bandwidth_bytes_per_s") == 1);
+        CHECK(hw->smem_carveout_steps_bytes.back() == hw->smem_per_sm_bytes);
+    }
+    auto a100 = load_hardware("a100-40gb");
+    REQUIRE(a100.ok());
+    CHECK(a100->sm_count == 108);
+    CHECK(a100->smem_per_block_max_bytes == 166912);
+    CHECK(a100->hbm_bandwidth_bytes_per_s == Approx(1.555e12));
+    auto h100 = load_hardware("h100-sxm");
+    REQUIRE(h100.ok());
+    CHECK(h100->sm_count == 132);
+    CHECK(h100->smem_per_block_max_bytes == 232448);
+    CHECK(h100->smem_per_sm_bytes == 233472);
+}
+
+TEST_CASE("loading by path and unknown names", "[hardware]") {
+    auto by_path = load_hardware(profile_dir() + "/h200.json");
+    REQUIRE(by_path.ok());
+    CHECK(by_path->name == "h200");
+    auto unknown = load_hardware("b300");
+    REQUIRE_FALSE(unknown.ok());
+    CHECK_THAT(unknown.error().message, Catch::Contains("unknown GPU profile 'b300'") && Catch::Contains("a100-40gb"));
+    auto missing = load_hardware("/nonexistent/x.json");
+    REQUIRE_FALSE(missing.ok());
+    CHECK_THAT(missing.error().message, Catch::Contains("cannot read profile file"));
+}
+
+TEST_CASE("broken profile fields are reported with their JSON path", "[hardware]") {
+    auto base = bundled_json("h100-sxm");
+    {
+        auto o = base;
+        o["sm_count"].as_object()["value"] = -4;
+        CHECK(parse_error(o) == "profile test.json: $.sm_count.value: must be a positive integer (got -4)");
+    }
+    {
+        auto o = base;
+        o.erase("l2_bytes");
+        CHECK(parse_error(o) == "profile test.json: $.l2_bytes: missing field");
+    }
+    {
+        auto o = base;
+        o["smem_carveout_steps_bytes"].as_object()["value"] = json::array{0, 8192, 4096};
+        CHECK_THAT(parse_error(o), Catch::StartsWith("profile test.json: $.smem_carveout_steps_bytes.value: must be ascending"));
+    }
+    {
+        auto o = base;
+        o["smem_per_block_max_bytes"].as_object()["value"] = 240000;
+        CHECK(parse_error(o) ==
+              "profile test.json: $.smem_per_block_max_bytes.value: 240000 exceeds smem_per_sm_bytes 233472");
+    }
+    {
+        auto o = base;
+        o["sm_clock_hz"].as_object()["value"] = "fast";
+        CHECK(parse_error(o) == "profile test.json: $.sm_clock_hz.value: must be a positive number (got \"fast\")");
+    }
+    {
+        auto o = base;
+        o["warp_size_threads"].as_object()["value"] = 1.5;
+        CHECK_THAT(parse_error(o), Catch::StartsWith("profile test.json: $.warp_size_threads.value: must be a positive integer"));
+    }
+    {
+        auto o = base;
+        o["hbm_bytes"].as_object().erase("source");
+        CHECK_THAT(parse_error(o), Catch::StartsWith("profile test.json: $.hbm_bytes.source: missing field"));
+    }
+    {
+        auto o = base;
+        o["sm_cout"] = 3;
+        CHECK(parse_error(o) == "profile test.json: $.sm_cout: unknown field");
+    }
+    {
+        auto o = base;
+        o["calibration"] = json::object{{"hbm_efficiency", 1.5}};
+        CHECK(parse_error(o) == "profile test.json: $.calibration.hbm_efficiency: must be a number in (0, 1] (got 1.5)");
+    }
+    {
+        auto r = parse_hardware("{ not json", "bad.json");
+        REQUIRE_FALSE(r.ok());
+        CHECK_THAT(r.error().message, Catch::StartsWith("profile bad.json: $: not valid JSON"));
+    }
+}
+
+TEST_CASE("calibration and provenance are read; hardware_to_json round-trips", "[hardware]") {
+    auto base = bundled_json("a100-40gb");
+    base["calibration"] = json::object{{"hbm_efficiency", 0.9}, {"launch_overhead_ns", 1500.0}};
+    base["provenance"] = json::object{{"gpu", "NVIDIA A100"}, {"driver", 550}};
+    auto hw = parse_hardware(json::serialize(base), "cal.json");
+    REQUIRE(hw.ok());
+    CHECK(hw->calibration.calibrated);
+    CHECK(hw->calibration.hbm_efficiency == 0.9);
+    CHECK(hw->calibration.launch_overhead_ns == 1500.0);
+    CHECK(hw->calibration.l2_efficiency == 1.0);
+    CHECK(hw->provenance.at("gpu") == "NVIDIA A100");
+    CHECK(hw->provenance.at("driver") == "550");
+
+    auto again = parse_hardware(hardware_to_json(*hw), "roundtrip.json");
+    REQUIRE(again.ok());
+    CHECK(again->sm_count == hw->sm_count);
+    CHECK(again->smem_carveout_steps_bytes == hw->smem_carveout_steps_bytes);
+    CHECK(again->l2_bandwidth_bytes_per_s == hw->l2_bandwidth_bytes_per_s);
+    CHECK(again->sources == hw->sources);
+    CHECK(again->calibration.hbm_efficiency == 0.9);
+    CHECK(again->provenance == hw->provenance);
+}

@@ -1,0 +1,218 @@
+// lower(): summing every block's program steps gives exactly the closed-form `counts`, for every
+// family, over a fixed-seed random set of shapes and tiles (ragged and causal included); every
+// region stays inside its buffer; floor_sum matches brute force.
+#include <catch2/catch.hpp>
+
+#include <random>
+
+#include "core/hardware.hpp"
+#include "core/lower.hpp"
+#include "core/lower_detail.hpp"
+
+using namespace tilescope;
+
+namespace {
+
+Counts sum_programs(const Launch& l, std::int64_t* max_region_end_overrun) {
+    Counts c;
+    std::vector<Step> steps;
+    *max_region_end_overrun = 0;
+    for (std::int64_t item = 0; item < l.work_items; ++item) {
+        steps.clear();
+        l.program(item, steps);
+        for (const Step& s : steps) {
+            switch (s.kind) {
+                case StepKind::load:
+                case StepKind::store: {
+                    (s.kind == StepKind::load ? c.global_load_bytes : c.global_store_bytes) += s.amount;
+                    REQUIRE(s.amount == static_cast<double>(s.region.bytes()));
+                    REQUIRE(s.region.buffer < l.buffers.size());
+                    REQUIRE(s.region.rows >= 1);
+                    REQUIRE(s.region.row_bytes >= 1);
+                    REQUIRE(s.region.offset_bytes >= 0);
+                    if (s.region.rows > 1) REQUIRE(s.region.stride_bytes >= s.region.row_bytes);
+                    const std::int64_t end = s.region.offset_bytes + (s.region.rows - 1) * s.region.stride_bytes +
+                                             s.region.row_bytes;
+                    *max_region_end_overrun =
+                        std::max(*max_region_end_overrun, end - l.buffers[s.region.buffer].bytes);
+                    if (s.kind == StepKind::store) REQUIRE(l.buffers[s.region.buffer].written);
+                    break;
+                }
+                case StepKind::smem_read: c.smem_read_bytes += s.amount; break;
+                case StepKind::smem_write: c.smem_write_bytes += s.amount; break;
+                case StepKind::compute:
+                    if (s.unit == Unit::tensor) c.flops_tensor += s.amount;
+                    else if (s.unit == Unit::fp32) c.flops_fp32 += s.amount;
+                    else c.sfu_ops += s.amount;
+                    break;
+                case StepKind::barrier: break;
+            }
+        }
+    }
+    return c;
+}
+
+void check_invariant(const Workload& w, const Hardware& hw) {
+    INFO(describe(w));
+    auto launches = lower(w, hw);
+    if (!launches.ok()) {
+        INFO(launches.error().message);
+        return;  // illegal on this GPU: nothing to check
+    }
+    for (const Launch& l : *launches) {
+        INFO(l.name);
+        std::int64_t overrun = 0;
+        const Counts got = sum_programs(l, &overrun);
+        CHECK(overrun <= 0);
+        CHECK(got.global_load_bytes == l.counts.global_load_bytes);
+        CHECK(got.global_store_bytes == l.counts.global_store_bytes);
+        CHECK(got.smem_read_bytes == l.counts.smem_read_bytes);
+        CHECK(got.smem_write_bytes == l.counts.smem_write_bytes);
+        CHECK(got.flops_tensor == l.counts.flops_tensor);
+        CHECK(got.flops_fp32 == l.counts.flops_fp32);
+        CHECK(got.sfu_ops == l.counts.sfu_ops);
+        CHECK(l.work_items == (l.persistent ? l.work_items : l.blocks()));
+    }
+}
+
+const Hardware& h100() {
+    static Hardware hw = *load_hardware("h100-sxm");
+    return hw;
+}
+
+}  // namespace
+
+TEST_CASE("floor_sum matches brute force", "[lower]") {
+    for (std::int64_t n = 0; n < 20; ++n)
+        for (std::int64_t m = 1; m < 9; ++m)
+            for (std::int64_t a = 0; a < 12; ++a)
+                for (std::int64_t b = 0; b < 12; ++b) {
+                    std::int64_t brute = 0;
+                    for (std::int64_t i = 0; i < n; ++i) brute += (a * i + b) / m;
+                    REQUIRE(detail::floor_sum(n, m, a, b) == brute);
+                }
+}
+
+TEST_CASE("causal attention tile pairs match enumeration", "[lower]") {
+    for (std::int64_t n : {1, 15, 16, 17, 100, 128, 129, 300, 1000}) {
+        for (std::int64_t br : {16, 32, 64, 128}) {
+            for (std::int64_t bc : {16, 32, 64, 128}) {
+                const auto t = detail::attention_tiles(n, n, br, bc, true);
+                std::int64_t pairs = 0, last_users = 0;
+                for (std::int64_t i = 0; i < t.q_tiles; ++i) {
+                    const std::int64_t k = detail::kv_tiles_for_q(i, n, t.kv_tiles, br, bc, true);
+                    pairs += k;
+                    if (k == t.kv_tiles) ++last_users;
+                    for (std::int64_t j = 0; j < t.kv_tiles; ++j)
+                        REQUIRE((j < k) == (i >= detail::first_q_for_kv(j, br, bc, true)));
+                }
+                INFO("n=" << n << " br=" << br << " bc=" << bc);
+                REQUIRE(t.pairs == pairs);
+                REQUIRE(t.last_kv_users == last_users);
+            }
+        }
+    }
+}
+
+TEST_CASE("counts equal the sum of program steps: fixed cases", "[lower]") {
+    for (const char* k : {"attention-naive", "attention-flash1", "attention-flash2"}) {
+        for (bool causal : {false, true}) {
+            for (std::int64_t n : {64, 200, 333}) {
+                WorkloadSpec s;
+                s.kernel = k;
+                s.batch = 2;
+                s.heads = 3;
+                s.seq = n;
+                s.causal = causal;
+                auto w = make_workload(s);
+                REQUIRE(w.ok());
+                check_invariant(*w, h100());
+            }
+        }
+    }
+    for (const char* raster : {"row", "column"}) {
+        WorkloadSpec s;
+        s.kernel = "gemm";
+        s.m = 300;
+        s.n = 200;
+        s.k = 100;
+        s.raster = raster;
+        check_invariant(*make_workload(s), h100());
+    }
+    for (const char* variant : {"safe", "online"}) {
+        WorkloadSpec s;
+        s.kernel = "softmax";
+        s.rows = 37;
+        s.cols = 3000;
+        s.tile_m = 4;
+        s.variant = variant;
+        check_invariant(*make_workload(s), h100());
+    }
+}
+
+TEST_CASE("counts equal the sum of program steps: randomised (seed 1234)", "[lower]") {
+    std::mt19937_64 rng(1234);
+    auto pick = [&](std::initializer_list<std::int64_t> v) {
+        return *(v.begin() + static_cast<std::ptrdiff_t>(rng() % v.size()));
+    };
+    auto range = [&](std::int64_t lo, std::int64_t hi) { return lo + static_cast<std::int64_t>(rng() % (hi - lo + 1)); };
+    for (int trial = 0; trial < 60; ++trial) {
+        WorkloadSpec s;
+        const int fam = trial % 5;
+        s.dtype = pick({0, 1, 2}) == 0 ? "fp16" : (trial % 2 ? "bf16" : "fp32");
+        s.persistent = trial % 7 == 0;
+        if (fam <= 2) {
+            s.kernel = fam == 0 ? "attention-naive" : (fam == 1 ? "attention-flash1" : "attention-flash2");
+            s.batch = range(1, 2);
+            s.heads = range(1, 3);
+            s.seq = range(1, 400);
+            s.head_dim = pick({16, 32, 64, 128});
+            s.causal = trial % 3 == 0;
+            if (!*s.causal && trial % 4 == 1) s.seq_kv = range(1, 400);
+            s.tile_m = pick({16, 32, 64, 128});
+            s.tile_n = pick({16, 32, 64, 128});
+            if (fam == 0) s.tile_k = pick({8, 16, 32, 64});
+            if (fam == 2) s.stages = range(1, 3);
+        } else if (fam == 3) {
+            s.kernel = "gemm";
+            s.m = range(1, 300);
+            s.n = range(1, 300);
+            s.k = range(1, 300);
+            s.tile_m = pick({16, 32, 64, 128});
+            s.tile_n = pick({16, 32, 64, 128});
+            s.tile_k = pick({8, 16, 32, 64});
+            s.stages = range(1, 4);
+            s.warps = pick({1, 2, 4, 8});
+            s.raster = trial % 2 ? "row" : "column";
+        } else {
+            s.kernel = "softmax";
+            s.rows = range(1, 200);
+            s.cols = range(1, 5000);
+            s.tile_m = pick({1, 2, 4, 8});
+            s.tile_n = pick({32, 256, 1024});
+            s.variant = trial % 2 ? "safe" : "online";
+        }
+        auto w = make_workload(s);
+        REQUIRE(w.ok());
+        check_invariant(*w, h100());
+    }
+}
+
+TEST_CASE("lower() rejects blocks that do not fit, naming the numbers", "[lower]") {
+    WorkloadSpec s;
+    s.kernel = "attention-flash2";
+    s.head_dim = 128;
+    s.tile_m = 256;
+    s.tile_n = 256;
+    s.stages = 1;
+    s.warps = 16;
+    auto w = make_workload(s);
+    REQUIRE(w.ok());
+    auto a100 = load_hardware("a100-40gb");
+    REQUIRE(a100.ok());
+    auto l = lower(*w, *a100);
+    REQUIRE_FALSE(l.ok());
+    // (256*128 + 1*2*256*128) * 2 B = 196608 B
+    CHECK(l.error().message ==
+          "tile 256x256 with head-dim 128 needs 196608 B of shared memory per block; a100-40gb allows 166912 B");
+}
