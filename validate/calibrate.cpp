@@ -44,6 +44,13 @@ double to_free(const std::string& name, double v) {
     if (is_efficiency(name)) return logit(std::clamp(v, 0.02, 0.995));
     return std::log(std::max(v, 1.0));  // ns; 1 ns floor is physically "none"
 }
+// Starting point of the fit: overheads left at 0 start at a typical size (1 us per launch,
+// 100 ns per block) so the log-space search begins in the right decade.
+double fit_start(const std::string& name, double v) {
+    if (name == "launch_overhead_ns" && v <= 0) return 1000.0;
+    if (name == "block_overhead_ns" && v <= 0) return 100.0;
+    return v;
+}
 double from_free(const std::string& name, double u) {
     if (is_efficiency(name)) return logistic(u);
     return std::exp(std::clamp(u, -10.0, 16.0));
@@ -177,7 +184,7 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
     for (const auto& f : fit) {
         double* field = *calibration_field(cal, f);
         fields.push_back(field);
-        start.push_back(to_free(f, *field));
+        start.push_back(to_free(f, fit_start(f, *field)));
     }
     auto apply = [&](Hardware& h, const std::vector<double>& u) {
         for (std::size_t i = 0; i < fit.size(); ++i)
@@ -193,7 +200,22 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
     nm.max_evaluations = options.max_evaluations;
     nm.initial_step = 0.5;
     nm.tolerance = 1e-6;
-    const Minimum m = fit.empty() ? Minimum{start, objective(start), 1, true} : nelder_mead(objective, start, nm);
+    // Nelder-Mead restarted from its best point while it still improves: a fresh simplex
+    // escapes the collapse that flat directions (a parameter that binds no case) cause.
+    Minimum m{start, objective(start), 1, true};
+    while (!fit.empty() && m.evaluations < options.max_evaluations) {
+        nm.max_evaluations = options.max_evaluations - m.evaluations;
+        const Minimum next = nelder_mead(objective, m.x, nm);
+        const bool improved = next.value < m.value * (1 - 1e-6) - 1e-15;
+        const int used = m.evaluations + next.evaluations;
+        if (next.value <= m.value) m = next;
+        m.evaluations = used;
+        if (!improved) {
+            m.converged = next.converged;
+            break;
+        }
+        m.converged = false;
+    }
     apply(r.hw, m.x);
     r.evaluations = m.evaluations;
     r.converged = m.converged;

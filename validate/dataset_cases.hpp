@@ -10,7 +10,7 @@
 //     8 warps), softmax 1 row per block.
 //   gemm fp16: 8 shapes (square, tall, wide, deep, ragged-free sizes that are multiples of 128)
 //     x tiles (m, n) in {64, 128}^2 (k 32, stages 3, 8 warps)  = 32 cases.
-//   softmax fp16: safe and online, 4 shapes x warps {2, 4, 8} (n = warps * 256, 1 row/block).
+//   softmax fp16: safe and online, 4 shapes x warps {1, 2, 4} (n = warps * 256, 1 row/block).
 #pragma once
 
 #include <vector>

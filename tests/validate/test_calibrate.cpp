@@ -11,14 +11,14 @@ using namespace tilescope::validate;
 namespace {
 
 // A toy time model with the structure of a roofline plus overheads:
-//   t = max(flops / (tensor_eff * 1e3), bytes / (hbm_eff * 2e3)) + launch + blocks * block / 100
+//   t = max(flops / (tensor_eff * 1e3), bytes / (hbm_eff * 2e3)) + launch + blocks * block
 // (units arbitrary but consistent). Calibrate must recover the parameters that generated the data.
 double toy_time(const Workload& w, const Calibration& c) {
     const double flops = 2.0 * double(w.m) * double(w.n) * double(w.k);
     const double bytes = 2.0 * double(w.m * w.k + w.k * w.n + w.m * w.n) * 64.0 / double(w.tile.m);
     const double blocks = double(w.m / w.tile.m) * double(w.n / w.tile.n);
     return std::max(flops / (c.tensor_efficiency * 1e3), bytes / (c.hbm_efficiency * 2e3)) +
-           c.launch_overhead_ns + blocks * c.block_overhead_ns / 100.0;
+           c.launch_overhead_ns + blocks * c.block_overhead_ns;
 }
 
 Predictor toy() {

@@ -59,6 +59,7 @@ TEST_CASE("every data-set case is a valid workload that lowers on the H100 profi
     std::size_t train = 0;
     for (const auto& s : specs) {
         auto w = make_workload(s);
+        INFO((w.ok() ? std::string() : w.error().message));
         REQUIRE(w.ok());
         auto l = lower(*w, *hw);
         INFO(describe(*w));

@@ -1,0 +1,159 @@
+// `tilescope calibrate`: fit the simulator's free parameters to measurements and write a
+// calibrated profile (same schema as profiles/*.json + "calibration" + "provenance").
+//
+//   tilescope calibrate --gpu h100-sxm --from FILE.jsonl --out profiles/calibrated/h100-sxm.json
+//   tilescope calibrate --gpu h100-sxm --out ...            (CUDA build + GPU: measures first)
+//   tilescope calibrate --gpu h100-sxm --measure-dataset FILE.jsonl   (CUDA: measure only)
+//
+// The fit uses TRAINING cases only (validate/split.hpp); see validate/calibrate.hpp for the
+// parameters and the objective. --out also writes <out stem>.fit.json (parameters, residuals
+// per training case, provenance).
+#include <boost/program_options.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include "cli/calibrate_measure.hpp"
+#include "cli/commands.hpp"
+#include "cli/models.hpp"
+#include "core/hardware.hpp"
+#include "validate/build_info.hpp"
+#include "validate/calibrate.hpp"
+#include "validate/dataset.hpp"
+
+namespace po = boost::program_options;
+
+namespace tilescope {
+
+namespace {
+
+int fail(int code, const std::string& message) {
+    std::cerr << "tilescope: error: " << message << "\n";
+    return code;
+}
+
+std::vector<std::string> split_list(const std::string& s) {
+    std::vector<std::string> out;
+    std::stringstream in(s);
+    std::string item;
+    while (std::getline(in, item, ','))
+        if (!item.empty()) out.push_back(item);
+    return out;
+}
+
+bool write_file(const std::filesystem::path& path, const std::string& text) {
+    std::ofstream f(path, std::ios::binary);
+    f << text;
+    return static_cast<bool>(f);
+}
+
+}  // namespace
+
+int run_calibrate(int argc, char** argv) {
+    const validate::CalibrateOptions defaults;
+    std::string default_fit;
+    for (const auto& f : defaults.fit) default_fit += (default_fit.empty() ? "" : ",") + f;
+    po::options_description opts("tilescope calibrate options");
+    opts.add_options()
+        ("help,h", "show this help")
+        ("gpu", po::value<std::string>(), "base profile name or path (datasheet numbers), e.g. h100-sxm")
+        ("from", po::value<std::string>(), "JSONL of earlier measurements (skip measuring)")
+        ("measure-dataset", po::value<std::string>(),
+         "CUDA builds: measure microbenchmarks + every data-set case into this JSONL file and stop")
+        ("out", po::value<std::string>(), "calibrated profile to write (default: stdout)")
+        ("model", po::value<std::string>()->default_value("sim"), "model whose parameters are fitted")
+        ("fit", po::value<std::string>()->default_value(default_fit),
+         "comma-separated Calibration fields to fit (efficiencies without a microbenchmark are added)")
+        ("max-evals", po::value<int>()->default_value(defaults.max_evaluations), "Nelder-Mead evaluations")
+        ("max-fit-cases", po::value<int>()->default_value(0),
+         "0 = every training case, else a fixed subset of this size (by FNV-1a of the case name)")
+        ("repeats", po::value<int>()->default_value(5), "measuring: timed repeats per case (median)")
+        ("jobs", po::value<int>()->default_value(static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))),
+         "prediction threads");
+    po::variables_map vm;
+    try {
+        po::store(po::command_line_parser(argc, argv).options(opts).run(), vm);
+        po::notify(vm);
+    } catch (const po::error& e) {
+        return fail(2, std::string("calibrate: ") + e.what());
+    }
+    if (vm.count("help") != 0) {
+        std::cout << "usage: tilescope calibrate --gpu PROFILE [--from FILE.jsonl] [--out FILE.json] [options]\n"
+                  << opts
+                  << "\nFits on training cases only (train iff FNV-1a-64 of the case's sweep key is even).\n"
+                     "Exit codes: 0 ok, 2 bad input, 3 no GPU / no profiling permission, 1 internal failure.\n";
+        return 0;
+    }
+    if (vm.count("gpu") == 0) return fail(2, "calibrate: --gpu is required");
+    auto base = load_hardware(vm["gpu"].as<std::string>());
+    if (!base) return fail(2, base.error().message);
+    const int jobs = vm["jobs"].as<int>();
+    if (jobs < 1 || jobs > 1024) return fail(2, "calibrate: --jobs must be in [1, 1024] (got " + std::to_string(jobs) + ")");
+    const int max_evals = vm["max-evals"].as<int>();
+    if (max_evals < 1 || max_evals > 100000)
+        return fail(2, "calibrate: --max-evals must be in [1, 100000] (got " + std::to_string(max_evals) + ")");
+    const int max_fit_cases = vm["max-fit-cases"].as<int>();
+    if (max_fit_cases < 0) return fail(2, "calibrate: --max-fit-cases must be >= 0 (got " + std::to_string(max_fit_cases) + ")");
+    const int repeats = vm["repeats"].as<int>();
+    if (repeats < 1 || repeats > 1000) return fail(2, "calibrate: --repeats must be in [1, 1000] (got " + std::to_string(repeats) + ")");
+
+    if (vm.count("measure-dataset") != 0) {
+        const std::string path = vm["measure-dataset"].as<std::string>();
+        const MeasureDatasetResult m = measure_dataset(path, /*training_only=*/false, repeats, std::cerr);
+        if (m.code != 0) return fail(m.code, "calibrate: " + m.message);
+        std::cout << "wrote " << m.records << " records to " << path << "\n";
+        return 0;
+    }
+
+    Result<validate::Dataset> data = make_error("no data");
+    if (vm.count("from") != 0) {
+        data = validate::load_dataset(vm["from"].as<std::string>());
+        if (!data) return fail(2, data.error().message);
+    } else {
+        const std::string tmp = (std::filesystem::temp_directory_path() / "tilescope_calibrate_training.jsonl").string();
+        const MeasureDatasetResult m = measure_dataset(tmp, /*training_only=*/true, repeats, std::cerr);
+        if (m.code != 0) return fail(m.code, "calibrate: " + m.message);
+        data = validate::load_dataset(tmp);
+        if (!data) return fail(1, data.error().message);
+    }
+
+    validate::CalibrateOptions co;
+    co.fit = split_list(vm["fit"].as<std::string>());
+    co.max_evaluations = max_evals;
+    co.max_fit_cases = max_fit_cases;
+    co.jobs = jobs;
+    const std::string model = vm["model"].as<std::string>();
+    co.provenance["calibrated_date"] = validate::utc_now_iso();
+    co.provenance["calibrate_commit"] = validate::build_commit();
+    co.provenance["calibrated_model"] = model;
+    co.provenance["base_profile"] = base->origin;
+    const validate::Predictor predict = [model](const Workload& w, const Hardware& h) {
+        return predict_with_model(model, w, h, false);
+    };
+    auto r = validate::calibrate(*data, *base, predict, co);
+    if (!r) return fail(2, r.error().message);
+    r->hw.origin.clear();
+
+    const std::string profile = validate::calibrated_profile_json(*r);
+    if (vm.count("out") == 0) {
+        std::cout << profile;
+        std::cerr << validate::fit_report_table(*r);
+        return 0;
+    }
+    const std::filesystem::path out = vm["out"].as<std::string>();
+    if (out.has_parent_path()) {
+        std::error_code ec;
+        std::filesystem::create_directories(out.parent_path(), ec);
+    }
+    std::filesystem::path fit_path = out;
+    fit_path.replace_extension(".fit.json");
+    if (!write_file(out, profile)) return fail(2, "calibrate: cannot write " + out.string());
+    if (!write_file(fit_path, validate::fit_report_json(*r))) return fail(2, "calibrate: cannot write " + fit_path.string());
+    std::cout << validate::fit_report_table(*r) << "wrote " << out.string() << " and " << fit_path.string() << "\n";
+    return 0;
+}
+
+}  // namespace tilescope

@@ -1,0 +1,138 @@
+// `tilescope validate`: predict every measured case with a model and report the errors.
+//
+//   tilescope validate --gpu PROFILE --measurements FILE [--model sim] [--split heldout|train|all]
+//                      [--format table|json|markdown] [--out DIR] [--check] [--jobs N]
+//
+// --out DIR writes DIR/validation.{txt,json} or, for markdown, DIR/README.md plus one PNG
+// scatter plot per metric; without --out the report goes to stdout (markdown without plots).
+// --check exits with code 5 when a held-out target is missed (targets: validate/validate.hpp).
+#include <boost/program_options.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include "cli/commands.hpp"
+#include "cli/models.hpp"
+#include "core/hardware.hpp"
+#include "validate/dataset.hpp"
+#include "validate/report_format.hpp"
+#include "validate/validate.hpp"
+
+namespace po = boost::program_options;
+
+namespace tilescope {
+
+namespace {
+
+int fail(int code, const std::string& message) {
+    std::cerr << "tilescope: error: " << message << "\n";
+    return code;
+}
+
+bool write_file(const std::filesystem::path& path, const std::string& text) {
+    std::ofstream f(path, std::ios::binary);
+    f << text;
+    return static_cast<bool>(f);
+}
+
+}  // namespace
+
+int run_validate(int argc, char** argv) {
+    po::options_description opts("tilescope validate options");
+    opts.add_options()
+        ("help,h", "show this help")
+        ("gpu", po::value<std::string>(), "GPU profile name or path (e.g. calibrated/h100-sxm)")
+        ("measurements", po::value<std::string>(), "JSONL of measurements (tilescope measure / calibrate --measure-dataset)")
+        ("model", po::value<std::string>()->default_value("sim"), "model to validate: sim or analytic")
+        ("split", po::value<std::string>()->default_value("heldout"), "cases listed: heldout, train or all")
+        ("format", po::value<std::string>()->default_value("table"), "table, json or markdown")
+        ("out", po::value<std::string>(), "output directory (markdown: README.md + PNG plots)")
+        ("check", po::bool_switch(), "exit with code 5 if a held-out target is missed")
+        ("jobs", po::value<int>()->default_value(static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))),
+         "prediction threads");
+    po::variables_map vm;
+    try {
+        po::store(po::command_line_parser(argc, argv).options(opts).run(), vm);
+        po::notify(vm);
+    } catch (const po::error& e) {
+        return fail(2, std::string("validate: ") + e.what());
+    }
+    if (vm.count("help") != 0) {
+        std::cout << "usage: tilescope validate --gpu PROFILE --measurements FILE [options]\n" << opts
+                  << "\nTargets (held-out): HBM bytes MAPE <= 5%, lts__t_bytes MAPE <= 10%, time MAPE <= 10%,\n"
+                     "mean Spearman of time per tile sweep >= 0.9, mean top-1 regret <= 5%.\n"
+                     "Exit codes: 0 ok, 2 bad input, 5 targets missed (--check), 1 internal failure.\n";
+        return 0;
+    }
+    if (vm.count("gpu") == 0) return fail(2, "validate: --gpu is required");
+    if (vm.count("measurements") == 0) return fail(2, "validate: --measurements is required");
+    const std::string format = vm["format"].as<std::string>();
+    if (format != "table" && format != "json" && format != "markdown")
+        return fail(2, "validate: --format must be table, json or markdown (got '" + format + "')");
+    auto filter = validate::parse_split_filter(vm["split"].as<std::string>());
+    if (!filter) return fail(2, "validate: " + filter.error().message);
+    const int jobs = vm["jobs"].as<int>();
+    if (jobs < 1 || jobs > 1024) return fail(2, "validate: --jobs must be in [1, 1024] (got " + std::to_string(jobs) + ")");
+
+    auto hw = load_hardware(vm["gpu"].as<std::string>());
+    if (!hw) return fail(2, hw.error().message);
+    auto data = validate::load_dataset(vm["measurements"].as<std::string>());
+    if (!data) return fail(2, data.error().message);
+
+    const std::string model = vm["model"].as<std::string>();
+    const validate::Predictor predict = [model](const Workload& w, const Hardware& h) {
+        return predict_with_model(model, w, h, false);
+    };
+    validate::ValidateOptions vo;
+    vo.filter = *filter;
+    vo.jobs = jobs;
+    auto report = validate::run_validation(*data, *hw, model, predict, vo);
+    if (!report) return fail(2, report.error().message);
+
+    std::string text;
+    std::vector<std::string> plots;
+    std::filesystem::path out_file;
+    if (vm.count("out") != 0) {
+        const std::filesystem::path dir = vm["out"].as<std::string>();
+        std::error_code ec;
+        std::filesystem::create_directories(dir, ec);
+        if (ec) return fail(2, "validate: cannot create --out directory " + dir.string() + ": " + ec.message());
+        if (format == "markdown") {
+            auto files = validate::write_plots(*report, dir.string());
+            if (!files) return fail(2, "validate: " + files.error().message);
+            plots = *files;
+            out_file = dir / "README.md";
+        } else {
+            out_file = dir / (format == "json" ? "validation.json" : "validation.txt");
+        }
+    }
+    if (format == "table") text = validate::report_table(*report);
+    else if (format == "json") text = validate::report_json(*report);
+    else text = validate::report_markdown(*report, plots);
+
+    if (out_file.empty()) {
+        std::cout << text;
+    } else {
+        if (!write_file(out_file, text)) return fail(2, "validate: cannot write " + out_file.string());
+        std::cout << "wrote " << out_file.string();
+        for (const auto& p : plots) std::cout << ", " << p;
+        std::cout << "\n";
+        for (const auto& c : report->checks)
+            std::cout << (c.pass ? "  pass  " : "  FAIL  ") << c.what << " = "
+                      << (c.what.find("Spearman") != std::string::npos ? std::to_string(c.value)
+                                                                         : validate::pct(c.value))
+                      << "\n";
+    }
+    if (vm["check"].as<bool>() && !report->pass) {
+        std::cerr << "tilescope: validate: held-out targets missed:";
+        for (const auto& c : report->checks)
+            if (!c.pass) std::cerr << " [" << c.what << "]";
+        std::cerr << "\n";
+        return 5;
+    }
+    return 0;
+}
+
+}  // namespace tilescope
