@@ -76,7 +76,7 @@ const std::vector<FieldSpec>& field_specs() {
     return specs;
 }
 
-enum class CalRule { efficiency, non_negative };
+enum class CalRule { efficiency, non_negative, positive };
 struct CalSpec {
     const char* name;
     double Calibration::*member;
@@ -91,6 +91,7 @@ const std::vector<CalSpec>& calibration_specs() {
         {"fp32_efficiency", &Calibration::fp32_efficiency, CalRule::efficiency},
         {"launch_overhead_ns", &Calibration::launch_overhead_ns, CalRule::non_negative},
         {"block_overhead_ns", &Calibration::block_overhead_ns, CalRule::non_negative},
+        {"sm_l2_bytes_per_cycle", &Calibration::sm_l2_bytes_per_cycle, CalRule::positive},
     };
     return specs;
 }
@@ -217,6 +218,9 @@ public:
             if (it->rule == CalRule::efficiency) {
                 if (!nv || !(*nv > 0.0 && *nv <= 1.0))
                     return fail(path, "must be a number in (0, 1] (got " + show(*val) + ")");
+            } else if (it->rule == CalRule::positive) {
+                if (!nv || !std::isfinite(*nv) || *nv <= 0)
+                    return fail(path, "must be a positive number (got " + show(*val) + ")");
             } else if (!nv || !std::isfinite(*nv) || *nv < 0) {
                 return fail(path, "must be a non-negative number (got " + show(*val) + ")");
             }

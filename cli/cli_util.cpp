@@ -1,0 +1,43 @@
+#include "cli/cli_util.hpp"
+
+#include <fstream>
+#include <iostream>
+
+namespace po = boost::program_options;
+
+namespace tilescope {
+
+int cli_fail(int code, const std::string& message) {
+    std::cerr << "tilescope: error: " << message << "\n";
+    return code;
+}
+
+Status write_output(const std::string& path, const std::string& text) {
+    if (path.empty() || path == "-") {
+        std::cout << text << std::flush;
+        if (!std::cout) return make_error("cannot write to standard output");
+        return {};
+    }
+    std::ofstream out(path, std::ios::binary);
+    if (!out) return make_error("--out: cannot open '" + path + "' for writing");
+    out << text;
+    out.close();
+    if (!out) return make_error("--out: cannot write '" + path + "'");
+    return {};
+}
+
+Status parse_command_line(int argc, char** argv, const po::options_description& options, po::variables_map& vm) {
+    try {
+        po::store(po::command_line_parser(argc, argv).options(options).run(), vm);
+        po::notify(vm);
+    } catch (const po::error& e) {
+        return make_error(e.what());
+    }
+    return {};
+}
+
+void print_help(std::ostream& os, const std::string& usage, const po::options_description& options) {
+    os << "Usage: " << usage << "\n\n" << options << "\n";
+}
+
+}  // namespace tilescope
