@@ -37,7 +37,7 @@ Result<bool> check_region(const Launch& launch, const Region& r, std::int64_t it
 }
 
 Result<BufferLayout> make_buffer_layout(const std::vector<Launch>& launches, const Hardware& hw,
-                                        bool scan_programs) {
+                                        LayoutScan scan) {
     BufferLayout layout;
     std::map<std::string, std::uint32_t> by_name;
     for (const Launch& launch : launches) {
@@ -56,12 +56,22 @@ Result<BufferLayout> make_buffer_layout(const std::vector<Launch>& launches, con
     }
     // gcd of every row start and row length per global buffer (0 = never touched).
     std::vector<std::int64_t> g(layout.names.size(), 0);
-    if (scan_programs) {
+    if (scan != LayoutScan::none) {
         std::vector<Step> steps;
+        std::vector<std::int64_t> sample;
         for (std::size_t li = 0; li < launches.size(); ++li) {
             const Launch& launch = launches[li];
             const std::int64_t items = launch.persistent ? launch.work_items : launch.blocks();
-            for (std::int64_t item = 0; item < items; ++item) {
+            sample.clear();
+            constexpr std::int64_t kEdge = 1024, kSpread = 2048;
+            if (scan == LayoutScan::full || items <= 2 * kEdge + kSpread) {
+                for (std::int64_t i = 0; i < items; ++i) sample.push_back(i);
+            } else {
+                for (std::int64_t i = 0; i < kEdge; ++i) sample.push_back(i);
+                for (std::int64_t k = 0; k < kSpread; ++k) sample.push_back(kEdge + (items - 2 * kEdge) * k / kSpread);
+                for (std::int64_t i = items - kEdge; i < items; ++i) sample.push_back(i);
+            }
+            for (const std::int64_t item : sample) {
                 steps.clear();
                 launch.program(item, steps);
                 for (const Step& s : steps) {
@@ -86,6 +96,7 @@ Result<BufferLayout> make_buffer_layout(const std::vector<Launch>& launches, con
     layout.min_chunk_bytes = kMaxChunkBytes;
     for (std::int64_t x : g) {
         std::int64_t chunk = x == 0 ? kMaxChunkBytes : lowest_power_of_two(x);
+        layout.at_floor.push_back(chunk <= sector ? 1 : 0);
         chunk = std::clamp(chunk, sector, kMaxChunkBytes);
         layout.chunk_bytes.push_back(chunk);
         layout.min_chunk_bytes = std::min(layout.min_chunk_bytes, chunk);

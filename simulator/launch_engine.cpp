@@ -39,11 +39,13 @@ constexpr double kBusyThreshold = 0.5;  // below this utilisation everywhere, a 
 enum Unit4 : std::size_t { kUSmem, kUTensor, kUFp32, kUSfu, kUnits };
 
 struct Phase {
-    std::uint32_t begin = 0, end = 0;   // step index range
+    std::uint32_t load_begin = 0, load_end = 0;    // range in Slot::loads
+    std::uint32_t store_begin = 0, store_end = 0;  // range in Slot::stores
     bool has_load = false, has_store = false;
     double comp_ns = 0;                 // at full SM rates
     std::array<double, kUnits> frac{};  // each pipe's share of comp_ns
     double smem_bytes = 0;
+    double latency_scale = 1;           // coarsened phases: latencies paid in sequence
 };
 
 enum class JobKind : std::uint8_t { mem, comp, store };
@@ -62,6 +64,7 @@ struct Slot {
     std::int64_t block = -1;
     std::int64_t next_item = 0;  // persistent: next work item of this block
     std::vector<Step> steps;
+    std::vector<std::uint32_t> loads, stores;  // indices of the load / store steps
     std::vector<Phase> phases;
     std::vector<std::uint8_t> mem_done;
     std::uint32_t next_mem = 0, next_comp = 0, comp_done = 0, outstanding = 0;
@@ -70,18 +73,71 @@ struct Slot {
     double hbm_bytes = 0, l2_bytes = 0, smem_bytes = 0;
 };
 
-enum class EventKind : std::uint8_t { server, job, block_start };
+enum class EventKind : std::uint8_t { job, block_start };
 
+// Timers (latency ends, block starts): never invalidated, so a plain binary heap.
 struct Event {
     double t;
     std::uint64_t seq;
     EventKind kind;
     std::uint32_t id;
-    std::uint32_t version;
     bool operator<(const Event& o) const {  // max-heap -> earliest first, FIFO on ties
         if (t != o.t) return t > o.t;
         return seq > o.seq;
     }
+};
+
+// Servers' next completion times in an indexed min-heap updated in place: a server's time
+// changes whenever its job count does, and a lazy queue would fill up with stale entries
+// (it did: 2,640 resident blocks made it the hot spot).
+class ServerHeap {
+public:
+    void reset(std::size_t n) {
+        key_.assign(n, std::numeric_limits<double>::infinity());
+        heap_.resize(n);
+        pos_.resize(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            heap_[i] = static_cast<std::uint32_t>(i);
+            pos_[i] = i;
+        }
+    }
+    void update(std::uint32_t s, double t) {
+        const double old = key_[s];
+        key_[s] = t;
+        if (less(t, s, old, s)) up(pos_[s]); else down(pos_[s]);
+    }
+    std::uint32_t top() const { return heap_[0]; }
+    double top_time() const { return key_[heap_[0]]; }
+
+private:
+    bool less(double ta, std::uint32_t a, double tb, std::uint32_t b) const { return ta < tb || (ta == tb && a < b); }
+    bool less_at(std::size_t i, std::size_t j) const { return less(key_[heap_[i]], heap_[i], key_[heap_[j]], heap_[j]); }
+    void swap_at(std::size_t i, std::size_t j) {
+        std::swap(heap_[i], heap_[j]);
+        pos_[heap_[i]] = i;
+        pos_[heap_[j]] = j;
+    }
+    void up(std::size_t i) {
+        while (i > 0 && less_at(i, (i - 1) / 2)) {
+            swap_at(i, (i - 1) / 2);
+            i = (i - 1) / 2;
+        }
+    }
+    void down(std::size_t i) {
+        const std::size_t n = heap_.size();
+        while (true) {
+            std::size_t best = i;
+            const std::size_t l = 2 * i + 1, r = 2 * i + 2;
+            if (l < n && less_at(l, best)) best = l;
+            if (r < n && less_at(r, best)) best = r;
+            if (best == i) return;
+            swap_at(i, best);
+            i = best;
+        }
+    }
+    std::vector<double> key_;
+    std::vector<std::uint32_t> heap_;
+    std::vector<std::size_t> pos_;
 };
 
 constexpr std::uint32_t kHbmServer = 0, kL2Server = 1, kFirstSmServer = 2;
@@ -95,20 +151,28 @@ public:
     Result<LaunchResult> run(double start_ns);
 
 private:
-    void push(double t, EventKind kind, std::uint32_t id, std::uint32_t version = 0) {
-        events_.push(Event{t, seq_++, kind, id, version});
-    }
+    void push(double t, EventKind kind, std::uint32_t id) { events_.push(Event{t, seq_++, kind, id}); }
     void advance_server(std::uint32_t s);
-    void reschedule(std::uint32_t s) {
-        const double t = servers_[s].next_finish_ns();
-        ++version_[s];
-        if (std::isfinite(t)) push(std::max(t, now_), EventKind::server, s, version_[s]);
-    }
+    void reschedule(std::uint32_t s) { server_heap_.update(s, std::max(servers_[s].next_finish_ns(), now_)); }
+    void serve(std::uint32_t s);
     void add_to_server(std::uint32_t s, double work, std::uint32_t job);
     std::uint32_t new_job(const Job& j);
     bool part_served(std::uint32_t job);  // true when the job completed right away
     void job_complete(std::uint32_t job);
     Status load_program(Slot& slot, std::int64_t item);
+    void coarsen(std::vector<Phase>& phases) const;
+    // False (and st_.misaligned set) when `r` breaks the chunk size the sampled layout chose.
+    bool aligned(std::uint32_t id, const Region& r) {
+        if (r.rows == 0 || r.row_bytes == 0) return true;
+        const std::int64_t mask = st_.layout.chunk_bytes[id] - 1;
+        if (st_.layout.at_floor[id]) return true;  // at the sector floor: any access is fine
+        std::int64_t bits = r.offset_bytes;
+        if (r.rows == 1 || r.stride_bytes == r.row_bytes) bits |= r.rows * r.row_bytes;
+        else bits |= r.row_bytes | r.stride_bytes;
+        if ((bits & mask) == 0) return true;
+        st_.misaligned = true;
+        return false;
+    }
     void begin_block(std::uint32_t slot_id);
     void advance_block(std::uint32_t slot_id);
     // Issue helpers return true when the part finished at once (nothing to wait for).
@@ -128,13 +192,14 @@ private:
     std::uint64_t seq_ = 0;
     std::priority_queue<Event> events_;
     std::vector<PsServer> servers_;
-    std::vector<std::uint32_t> version_;
+    ServerHeap server_heap_;
     std::vector<std::array<double, kUnits>> sm_frac_;  // per SM: sum of active comp jobs' fractions
     std::vector<Job> jobs_;
     std::vector<std::uint32_t> free_jobs_;
     std::vector<std::uint32_t> done_;
     std::vector<Slot> slots_;
     Status error_;
+    mutable std::int64_t max_group_ = 1;  // largest coarsening factor used
     LaunchResult out_;
     // Totals (integers for bytes so that L2-off runs equal analytic() exactly).
     std::int64_t load_bytes_ = 0, store_bytes_ = 0, hit_bytes_ = 0, fill_bytes_ = 0, writeback_bytes_ = 0;
@@ -178,16 +243,62 @@ std::uint32_t Engine::new_job(const Job& j) {
     return static_cast<std::uint32_t>(jobs_.size() - 1);
 }
 
+// Coarsening (Options::phase_budget): when blocks x phases would exceed the budget, runs of G
+// consecutive phases become one, with the loads, compute time (sum of the phases' times, so a
+// block's compute time is unchanged) and stores of all of them. Bytes are unchanged; what is
+// lost is overlap resolution inside a run (with stages >= 2 the first load of each run is not
+// overlapped) and L2 timing inside a run. With stages = 1 each iteration pays its load latency
+// in sequence, so a run's latency is G latencies.
+void Engine::coarsen(std::vector<Phase>& phases) const {
+    const std::int64_t budget = st_.options->phase_budget;
+    const auto n = static_cast<std::int64_t>(phases.size());
+    if (budget <= 0 || n <= 1 || n * blocks_ <= budget) return;
+    const std::int64_t target = std::max<std::int64_t>(1, budget / std::max<std::int64_t>(blocks_, 1));
+    const std::int64_t g = (n + target - 1) / target;
+    if (g <= 1) return;
+    const bool serial = launch_.stages <= 1;
+    std::vector<Phase> merged;
+    merged.reserve(static_cast<std::size_t>((n + g - 1) / g));
+    for (std::int64_t a = 0; a < n; a += g) {
+        const std::int64_t b = std::min(n, a + g);
+        Phase m = phases[static_cast<std::size_t>(a)];
+        std::array<double, kUnits> unit_ns{};
+        m.comp_ns = 0;
+        m.smem_bytes = 0;
+        m.has_load = m.has_store = false;
+        std::int64_t loads = 0;
+        for (std::int64_t i = a; i < b; ++i) {
+            const Phase& p = phases[static_cast<std::size_t>(i)];
+            for (std::size_t u = 0; u < kUnits; ++u) unit_ns[u] += p.frac[u] * p.comp_ns;
+            m.comp_ns += p.comp_ns;
+            m.smem_bytes += p.smem_bytes;
+            m.has_load = m.has_load || p.has_load;
+            m.has_store = m.has_store || p.has_store;
+            loads += p.has_load ? 1 : 0;
+        }
+        m.load_end = phases[static_cast<std::size_t>(b - 1)].load_end;
+        m.store_end = phases[static_cast<std::size_t>(b - 1)].store_end;
+        for (std::size_t u = 0; u < kUnits; ++u) m.frac[u] = m.comp_ns > 0 ? unit_ns[u] / m.comp_ns : 0.0;
+        m.latency_scale = serial ? static_cast<double>(std::max<std::int64_t>(loads, 1)) : 1.0;
+        merged.push_back(m);
+    }
+    max_group_ = std::max(max_group_, g);
+    phases.swap(merged);
+}
+
 Status Engine::load_program(Slot& slot, std::int64_t item) {
     slot.steps.clear();
     slot.phases.clear();
+    slot.loads.clear();
+    slot.stores.clear();
     launch_.program(item, slot.steps);
     const Rates& r = st_.rates;
     const auto n = static_cast<std::uint32_t>(slot.steps.size());
     std::uint32_t i = 0;
     while (i < n) {
         Phase ph;
-        ph.begin = i;
+        ph.load_begin = ph.load_end = static_cast<std::uint32_t>(slot.loads.size());
+        ph.store_begin = ph.store_end = static_cast<std::uint32_t>(slot.stores.size());
         const std::int32_t it = slot.steps[i].iteration;
         double smem = 0, tensor = 0, fp32 = 0, sfu = 0;
         for (; i < n && slot.steps[i].iteration == it; ++i) {
@@ -200,6 +311,7 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
                         if (!ok) return ok.error();
                     }
                     (s.kind == StepKind::load ? ph.has_load : ph.has_store) = true;
+                    (s.kind == StepKind::load ? slot.loads : slot.stores).push_back(i);
                     break;
                 }
                 case StepKind::smem_read: smem += s.amount; smem_read_ += s.amount; break;
@@ -212,7 +324,8 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
                 case StepKind::barrier: break;
             }
         }
-        ph.end = i;
+        ph.load_end = static_cast<std::uint32_t>(slot.loads.size());
+        ph.store_end = static_cast<std::uint32_t>(slot.stores.size());
         const auto time_of = [&](double amount, double rate, const char* what) -> Result<double> {
             if (amount <= 0) return 0.0;
             if (!(rate > 0)) {
@@ -236,6 +349,7 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
         ph.smem_bytes = smem;
         slot.phases.push_back(ph);
     }
+    coarsen(slot.phases);
     slot.mem_done.assign(slot.phases.size(), 0);
     slot.next_mem = slot.next_comp = slot.comp_done = 0;
     slot.comp_running = false;
@@ -268,16 +382,15 @@ bool Engine::issue_mem(std::uint32_t slot_id, std::uint32_t phase) {
     if (!ph.has_load) return true;
     L2Access acc;
     const auto& ids = st_.layout.ids[index_];
-    for (std::uint32_t i = ph.begin; i < ph.end; ++i) {
-        const Step& s = slot.steps[i];
-        if (s.kind != StepKind::load) continue;
-        const Region& r = s.region;
+    for (std::uint32_t k = ph.load_begin; k < ph.load_end; ++k) {
+        const Region& r = slot.steps[slot.loads[k]].region;
         if (!st_.options->l2) {
             acc.requested_bytes += r.bytes();
             acc.fill_bytes += r.bytes();
             continue;
         }
         const std::uint32_t id = ids[r.buffer];
+        if (!aligned(id, r)) return true;  // run() notices st_.misaligned and stops
         if (r.rows == 1 || r.stride_bytes == r.row_bytes) {
             st_.l2.load(id, r.offset_bytes, r.offset_bytes + r.rows * r.row_bytes, acc);
         } else {
@@ -300,7 +413,8 @@ bool Engine::issue_mem(std::uint32_t slot_id, std::uint32_t phase) {
     j.phase = phase;
     j.kind = JobKind::mem;
     j.pending = static_cast<std::uint8_t>((hbm > 0) + (l2 > 0));
-    j.latency_ns = acc.fill_bytes > 0 ? st_.rates.hbm_latency_ns : (l2 > 0 ? st_.rates.l2_latency_ns : 0.0);
+    j.latency_ns = ph.latency_scale *
+                   (acc.fill_bytes > 0 ? st_.rates.hbm_latency_ns : (l2 > 0 ? st_.rates.l2_latency_ns : 0.0));
     if (j.pending == 0 && j.latency_ns <= 0) return true;
     const std::uint32_t id = new_job(j);
     ++slot.outstanding;
@@ -319,16 +433,15 @@ bool Engine::issue_store(std::uint32_t slot_id, std::uint32_t phase) {
     if (!ph.has_store) return true;
     L2Access acc;
     const auto& ids = st_.layout.ids[index_];
-    for (std::uint32_t i = ph.begin; i < ph.end; ++i) {
-        const Step& s = slot.steps[i];
-        if (s.kind != StepKind::store) continue;
-        const Region& r = s.region;
+    for (std::uint32_t k = ph.store_begin; k < ph.store_end; ++k) {
+        const Region& r = slot.steps[slot.stores[k]].region;
         if (!st_.options->l2) {  // write-through: every stored byte goes to HBM
             acc.requested_bytes += r.bytes();
             acc.writeback_bytes += r.bytes();
             continue;
         }
         const std::uint32_t id = ids[r.buffer];
+        if (!aligned(id, r)) return true;  // run() notices st_.misaligned and stops
         if (r.rows == 1 || r.stride_bytes == r.row_bytes) {
             st_.l2.store(id, r.offset_bytes, r.offset_bytes + r.rows * r.row_bytes, acc);
         } else {
@@ -455,6 +568,26 @@ void Engine::finish_block(std::uint32_t slot_id) {
     dispatch(slot_id);
 }
 
+// Completes the jobs of server `s` that are due now.
+void Engine::serve(std::uint32_t s) {
+    advance_server(s);
+    done_.clear();
+    servers_[s].pop_finished(done_);
+    if (s >= kFirstSmServer) {
+        auto& f = sm_frac_[s - kFirstSmServer];
+        for (std::uint32_t job : done_) {
+            const Job& j = jobs_[job];
+            const Phase& ph = slots_[j.slot].phases[j.phase];
+            for (std::size_t u = 0; u < kUnits; ++u) f[u] -= ph.frac[u];
+        }
+        if (servers_[s].jobs() == 0) f = {};
+    }
+    reschedule(s);
+    // Completing a job may add jobs to servers but never pops one, so done_ is not touched
+    // while we walk it.
+    for (std::uint32_t job : done_) part_served(job);
+}
+
 Result<LaunchResult> Engine::run(double start_ns) {
     const Rates& r = st_.rates;
     blocks_ = launch_.blocks();
@@ -464,7 +597,7 @@ Result<LaunchResult> Engine::run(double start_ns) {
         return make_error("launch " + launch_.name + ": work_items must be >= 0");
     }
     servers_.assign(kFirstSmServer + static_cast<std::size_t>(sm_count_), PsServer{});
-    version_.assign(servers_.size(), 0);
+    server_heap_.reset(servers_.size());
     sm_frac_.assign(static_cast<std::size_t>(sm_count_), std::array<double, kUnits>{});
     servers_[kHbmServer].configure(r.hbm_bytes_per_ns, std::numeric_limits<double>::infinity());
     servers_[kL2Server].configure(r.l2_bytes_per_ns, r.sm_l2_bytes_per_ns);
@@ -486,36 +619,22 @@ Result<LaunchResult> Engine::run(double start_ns) {
         for (int m = 0; m < sm_count_; ++m) dispatch(static_cast<std::uint32_t>(m * per_sm + k));
     }
 
-    while (!events_.empty() && error_.ok()) {
-        const Event e = events_.top();
-        events_.pop();
-        now_ = e.t;
-        switch (e.kind) {
-            case EventKind::server: {
-                if (e.version != version_[e.id]) break;  // superseded by a later reschedule
-                advance_server(e.id);
-                done_.clear();
-                servers_[e.id].pop_finished(done_);
-                if (e.id >= kFirstSmServer) {
-                    auto& f = sm_frac_[e.id - kFirstSmServer];
-                    for (std::uint32_t job : done_) {
-                        const Job& j = jobs_[job];
-                        const Phase& ph = slots_[j.slot].phases[j.phase];
-                        for (std::size_t u = 0; u < kUnits; ++u) f[u] -= ph.frac[u];
-                    }
-                    if (servers_[e.id].jobs() == 0) f = {};
-                }
-                reschedule(e.id);
-                // Completing a job may add jobs to servers but never pops one, so done_ is
-                // not touched while we walk it.
-                for (std::uint32_t job : done_) part_served(job);
-                break;
-            }
-            case EventKind::job: job_complete(e.id); break;
-            case EventKind::block_start: begin_block(e.id); break;
+    while (error_.ok() && !st_.misaligned) {
+        const double t_server = server_heap_.top_time();
+        const bool have_timer = !events_.empty();
+        if (!have_timer && !std::isfinite(t_server)) break;
+        if (have_timer && events_.top().t <= t_server) {
+            const Event e = events_.top();
+            events_.pop();
+            now_ = e.t;
+            if (e.kind == EventKind::job) job_complete(e.id); else begin_block(e.id);
+        } else {
+            now_ = t_server;
+            serve(server_heap_.top());
         }
     }
     if (!error_.ok()) return error_.error();
+    if (st_.misaligned) return make_error("internal: L2 chunk layout needs a full scan");
     if (next_block_ < blocks_) return make_error("launch " + launch_.name + ": internal error, blocks left undispatched");
     for (const Slot& s : slots_) {
         if (s.busy) return make_error("launch " + launch_.name + ": internal error, block " + std::to_string(s.block) + " never finished");
@@ -565,6 +684,7 @@ Result<LaunchResult> Engine::run(double start_ns) {
     out_.extra["l2_bytes_per_s"] = secs > 0 ? static_cast<double>(load_bytes_ + store_bytes_) / secs : 0.0;
     out_.extra["l2_hit_bytes"] = static_cast<double>(hit_bytes_);
     out_.extra["l2_load_bytes"] = static_cast<double>(load_bytes_);
+    out_.extra["sim_iterations_per_phase"] = static_cast<double>(max_group_);
     return std::move(out_);
 }
 

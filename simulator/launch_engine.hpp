@@ -37,6 +37,7 @@ struct SimState {
     Rates rates;
     BufferLayout layout;
     L2Cache l2;
+    bool misaligned = false;  // an access broke a sampled layout's chunk size: rerun with a full scan
 };
 
 // Simulates launch number `index` starting at `start_ns`; fills metrics, extra, timeline, samples.

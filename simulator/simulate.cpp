@@ -28,6 +28,7 @@
 #include "simulator/simulate.hpp"
 
 #include <map>
+#include <optional>
 #include <string>
 
 #include "core/occupancy.hpp"
@@ -81,6 +82,10 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
     return r;
 }
 
+Result<std::optional<Prediction>> run_launches(const Workload& workload, const std::vector<Launch>& launches,
+                                               const Hardware& hw, const Options& options, const Rates& rates,
+                                               LayoutScan scan);
+
 }  // namespace
 
 Result<Prediction> simulate(const Workload& workload, const std::vector<Launch>& launches,
@@ -92,13 +97,27 @@ Result<Prediction> simulate(const Workload& workload, const std::vector<Launch>&
         if (!l.program) return make_error("launch " + l.name + " has no block program");
         if (l.blocks() <= 0) return make_error("launch " + l.name + " has an empty grid");
     }
-    auto layout = make_buffer_layout(launches, hw, options.l2);
+    // Sampled layout first; in the rare case an access breaks it, start over with a full scan.
+    for (const LayoutScan scan : {LayoutScan::sampled, LayoutScan::full}) {
+        auto p = run_launches(workload, launches, hw, options, *rates, options.l2 ? scan : LayoutScan::none);
+        if (!p) return p.error();
+        if (p->has_value()) return std::move(**p);
+    }
+    return make_error("internal: L2 chunk layout still broken after a full scan");
+}
+
+namespace {
+
+Result<std::optional<Prediction>> run_launches(const Workload& workload, const std::vector<Launch>& launches,
+                                               const Hardware& hw, const Options& options, const Rates& rates,
+                                               LayoutScan scan) {
+    auto layout = make_buffer_layout(launches, hw, scan);
     if (!layout) return layout.error();
 
     SimState state;
     state.hw = &hw;
     state.options = &options;
-    state.rates = *rates;
+    state.rates = rates;
     state.layout = std::move(layout).value();
     if (options.l2) {
         state.l2.reset(hw.l2_bytes, state.layout.min_chunk_bytes, state.layout.names.size());
@@ -118,6 +137,7 @@ Result<Prediction> simulate(const Workload& workload, const std::vector<Launch>&
         auto occ = occupancy(launches[i], hw);
         if (!occ) return make_error("launch " + launches[i].name + ": " + occ.error().message);
         auto lr = simulate_launch(state, launches[i], i, *occ, t_ns);
+        if (state.misaligned) return std::optional<Prediction>{};
         if (!lr) return lr.error();
         LaunchResult& r = lr.value();
         const double d = r.metrics[Metric::gpu_time_duration];
@@ -143,7 +163,9 @@ Result<Prediction> simulate(const Workload& workload, const std::vector<Launch>&
     p.extra["l2_bytes_per_s"] = secs > 0 ? m[Metric::lts_t_bytes] / secs : 0.0;
     p.extra["l2_load_bytes"] = load_bytes;
     p.extra["l2_hit_rate"] = load_bytes > 0 ? hit_bytes / load_bytes : 0.0;
-    return p;
+    return std::optional<Prediction>{std::move(p)};
 }
+
+}  // namespace
 
 }  // namespace tilescope::sim

@@ -2,6 +2,7 @@
 // bit for bit; no I/O. Knows nothing of CLI, Qt or CUDA.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "core/hardware.hpp"
@@ -16,6 +17,10 @@ struct Options {
     bool l2 = true;             // false: every global load reaches HBM (must equal analytic())
     bool timeline = true;       // record one BlockSpan per block
     int max_samples = 1024;     // resource samples per launch (bandwidth counter tracks)
+    // Speed/fidelity knob: when a launch's blocks x iterations exceeds this, runs of consecutive
+    // iterations of a block are simulated as one phase (bytes unchanged; see launch_engine.cpp).
+    // 0 = never coarsen. The default keeps e.g. flash2 b64 h16 n1024 Br128 Bc64 (131k) exact.
+    std::int64_t phase_budget = 200000;
 };
 
 Result<Prediction> simulate(const Workload& workload, const std::vector<Launch>& launches,

@@ -135,3 +135,26 @@ TEST_CASE("strided rows narrower than a sector over-fetch whole sectors", "[sim]
     const Prediction off = run({l}, hw, false);
     CHECK(off.total[Metric::dram_bytes_read] == 1600.0);
 }
+
+TEST_CASE("an access the sampled chunk layout missed still gets sector-exact bytes", "[sim][l2]") {
+    // 6000 blocks each load their own aligned 4 KiB, except block 3002 (not among the sampled
+    // work items) which loads 100 B at +16: the layout must fall back to 32 B sectors.
+    const Hardware hw = test::test_gpu();
+    Launch l;
+    l.name = "odd-one";
+    l.grid_x = 6000;
+    l.threads_per_block = 128;
+    l.registers_per_thread = 32;
+    l.work_items = 6000;
+    l.buffers = {Buffer{"X", 6000 * 4096, false}};
+    l.program = [](std::int64_t block, std::vector<Step>& out) {
+        Step ld;
+        ld.kind = StepKind::load;
+        ld.region = block == 3002 ? Region{0, block * 4096 + 16, 100, 1, 100} : Region{0, block * 4096, 4096, 1, 4096};
+        ld.amount = static_cast<double>(ld.region.bytes());
+        out.push_back(ld);
+    };
+    const Prediction p = run({l}, hw);
+    CHECK(p.total[Metric::lts_t_bytes] == 5999.0 * 4096 + 100);
+    CHECK(p.total[Metric::dram_bytes_read] == 5999.0 * 4096 + 128);  // sectors [0, 128) of that 4 KiB
+}
