@@ -1,0 +1,89 @@
+#include "gui/models/runner.hpp"
+
+#include <QMetaObject>
+#include <QPointer>
+
+#include <exception>
+#include <string>
+#include <utility>
+
+namespace tilescope::gui {
+
+Runner::Runner(const QString& name, QObject* parent) : QObject(parent) {
+    thread_.setObjectName(name);
+    context_ = new QObject;  // no parent: moved to the worker thread, deleted in ~Runner
+    context_->moveToThread(&thread_);
+    thread_.start();
+}
+
+Runner::~Runner() {
+    if (current_cancel_) current_cancel_->store(true);
+    thread_.quit();
+    thread_.wait();
+    delete context_;
+}
+
+void Runner::setBusy(bool busy) {
+    if (busy_ == busy) return;
+    busy_ = busy;
+    emit busyChanged(busy_);
+}
+
+quint64 Runner::submit(Job job) {
+    if (current_cancel_) current_cancel_->store(true);
+    auto cancel_flag = std::make_shared<std::atomic<bool>>(false);
+    current_cancel_ = cancel_flag;
+    const quint64 gen = ++generation_;
+    setBusy(true);
+
+    QPointer<Runner> self(this);
+    QMetaObject::invokeMethod(context_, [self, gen, cancel_flag, job = std::move(job)]() {
+        // Runs on the worker thread. Results are posted back to the Runner's thread.
+        auto post = [self](std::function<void(Runner&)> fn) {
+            if (!self) return;
+            QMetaObject::invokeMethod(self.data(), [self, fn = std::move(fn)]() {
+                if (self) fn(*self);
+            });
+        };
+        if (cancel_flag->load()) {
+            post([gen](Runner& r) {
+                if (gen != r.generation_) return;  // superseded: the newer job reports
+                r.setBusy(false);
+                emit r.cancelled(gen);
+            });
+            return;
+        }
+        JobContext ctx;
+        ctx.cancelled = [cancel_flag]() { return cancel_flag->load(); };
+        ctx.progress = [post, gen](int done, int total) {
+            post([gen, done, total](Runner& r) {
+                if (gen == r.generation_) emit r.progress(gen, done, total);
+            });
+        };
+        Result<QVariant> result = make_error("internal error: job did not run");
+        try {
+            result = job(ctx);
+        } catch (const std::exception& e) {
+            result = make_error(std::string("internal error: ") + e.what());
+        }
+        const bool was_cancelled = cancel_flag->load();
+        post([gen, was_cancelled, result = std::move(result)](Runner& r) {
+            if (gen != r.generation_) return;  // stale: a newer request is on its way
+            r.setBusy(false);
+            if (was_cancelled) {
+                emit r.cancelled(gen);
+            } else if (result.ok()) {
+                emit r.finished(gen, result.value());
+            } else {
+                emit r.failed(gen, QString::fromStdString(result.error().message));
+            }
+        });
+    });
+    return gen;
+}
+
+void Runner::cancel() {
+    if (current_cancel_) current_cancel_->store(true);
+}
+
+}  // namespace tilescope::gui

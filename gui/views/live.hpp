@@ -1,0 +1,28 @@
+// Live data: load a `tilescope measure` JSON file, and run the workload on the GPU when this
+// build has the CUDA kernels (TILESCOPE_HAVE_CUDA, set by gui/CMakeLists.txt when the target
+// tilescope_kernels and kernels/measure.hpp exist).
+#pragma once
+
+#include <QString>
+
+#include "core/prediction.hpp"
+#include "core/result.hpp"
+#include "core/workload.hpp"
+
+namespace tilescope::gui {
+
+struct GpuAvailability {
+    bool available = false;
+    QString reason;  // why "Run on GPU" is disabled (tooltip)
+};
+
+// Built with CUDA and a GPU with profiling permission present?
+GpuAvailability gpu_run_availability();
+
+// Reads and parses a measurement (or prediction) JSON file written by `tilescope measure`.
+Result<Prediction> load_measurement_file(const QString& path);
+
+// Measures the workload on the GPU (blocking: call from a worker thread).
+Result<Prediction> run_on_gpu(const Workload& workload);
+
+}  // namespace tilescope::gui

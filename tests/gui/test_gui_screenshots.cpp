@@ -1,0 +1,116 @@
+// Renders every view of the main window to PNG (under Xvfb in CTest) into
+// $TILESCOPE_SCREENSHOT_DIR (default ./screenshots), and copies them to
+// $TILESCOPE_SCREENSHOT_COPY_DIR when set (docs/screenshots for the README).
+#include <QDir>
+#include <QFile>
+#include <QImage>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QtTest>
+
+#include "gui/models/tile_map.hpp"
+#include "gui/views/main_window.hpp"
+#include "gui/views/teaching_view.hpp"
+#include "gui/views/workload_panel.hpp"
+#include "gui_test_util.hpp"
+
+using namespace tilescope;
+using namespace tilescope::gui;
+
+class TestGuiScreenshots : public QObject {
+    Q_OBJECT
+private:
+    QDir out_;
+    QStringList written_;
+
+    void shoot(MainWindow& w, const QString& name) {
+        QCoreApplication::processEvents();
+        const QImage img = w.grab().toImage();
+        QVERIFY(!img.isNull());
+        // Not blank: a rendered view has many distinct colours.
+        QSet<QRgb> colours;
+        for (int y = 0; y < img.height(); y += 7)
+            for (int x = 0; x < img.width(); x += 7) colours.insert(img.pixel(x, y));
+        QVERIFY2(colours.size() > 8, qPrintable(name + QStringLiteral(" looks blank")));
+        const QString path = out_.filePath(name + QStringLiteral(".png"));
+        QVERIFY(img.save(path));
+        written_ << path;
+        qInfo("wrote %s", qPrintable(path));
+    }
+
+    static PredictRequest request(const std::string& kernel) {
+        PredictRequest r;
+        r.spec.kernel = kernel;
+        r.spec.dtype = "fp16";
+        r.spec.batch = 4;
+        r.spec.heads = 16;
+        r.spec.seq = 2048;
+        r.spec.head_dim = 64;
+        r.spec.causal = false;
+        r.profile = "a100-40gb";
+        r.model = simulator_available() ? "sim" : "analytic";
+        return r;
+    }
+
+private slots:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("tilescope-test"));
+        const QByteArray dir = qgetenv("TILESCOPE_SCREENSHOT_DIR");
+        out_ = QDir(dir.isEmpty() ? QStringLiteral("screenshots") : QString::fromLocal8Bit(dir));
+        QVERIFY(out_.mkpath(QStringLiteral(".")));
+    }
+
+    void allViews() {
+        MainWindow w(false);
+        w.resize(1500, 950);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.panel()->setRequest(request("attention-flash2"));
+        QVERIFY(gui_test::wait_prediction(w));
+        w.tabs()->setCurrentIndex(MainWindow::MemoryPage);
+        shoot(w, QStringLiteral("memory"));
+
+        w.tabs()->setCurrentIndex(MainWindow::SchedulePage);
+        shoot(w, QStringLiteral("block-schedule"));
+
+        w.tabs()->setCurrentIndex(MainWindow::TileMapPageIndex);
+        QVERIFY(gui_test::wait_idle(w.tileRunner(), 300000));
+        shoot(w, QStringLiteral("tile-map"));
+
+        w.tabs()->setCurrentIndex(MainWindow::ComparePage);
+        QVERIFY(gui_test::wait_idle(w.compareRunner(), 300000));
+        shoot(w, QStringLiteral("naive-vs-fused"));
+
+        w.tabs()->setCurrentIndex(MainWindow::TeachingPage);
+        w.teachingView()->setStep(5);
+        shoot(w, QStringLiteral("teaching"));
+
+        // An error in the banner: an illegal tile.
+        PredictRequest bad = request("attention-flash2");
+        bad.spec.head_dim = 128;
+        bad.spec.tile_m = 256;
+        bad.spec.tile_n = 256;
+        w.panel()->setRequest(bad);
+        QVERIFY(gui_test::wait_prediction(w));
+        QVERIFY(w.bannerVisible());
+        w.tabs()->setCurrentIndex(MainWindow::MemoryPage);
+        shoot(w, QStringLiteral("illegal-tile"));
+    }
+
+    void cleanupTestCase() {
+        const QByteArray copy = qgetenv("TILESCOPE_SCREENSHOT_COPY_DIR");
+        if (copy.isEmpty()) return;
+        QDir dest(QString::fromLocal8Bit(copy));
+        QVERIFY(dest.mkpath(QStringLiteral(".")));
+        for (const QString& path : written_) {
+            const QString target = dest.filePath(QFileInfo(path).fileName());
+            QFile::remove(target);
+            QVERIFY(QFile::copy(path, target));
+            qInfo("copied to %s", qPrintable(target));
+        }
+    }
+};
+
+QTEST_MAIN(TestGuiScreenshots)
+#include "test_gui_screenshots.moc"
