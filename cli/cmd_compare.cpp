@@ -63,6 +63,7 @@ int run_compare(int argc, char** argv) {
         "model", po::value<std::string>()->default_value(default_model()), "prediction model")(
         "format", po::value<std::string>()->default_value("table"), "table | json | csv")(
         "out", po::value<std::string>()->default_value(""), "write to this file instead of stdout");
+    add_model_options(general);
     po::options_description all;
     all.add(workload_options("Workload (shape flags for both; tile flags for the fused kernel)")).add(general);
     po::variables_map vm;
@@ -97,9 +98,11 @@ int run_compare(int argc, char** argv) {
     auto hw = load_hardware(vm["gpu"].as<std::string>());
     if (!hw) return cli_fail(2, hw.error().message);
     const std::string model = vm["model"].as<std::string>();
-    auto naive = predict_with_model(model, *naive_w, *hw, false);
+    auto model_options = model_options_from(vm);
+    if (!model_options) return cli_fail(2, model_options.error().message);
+    auto naive = predict_with_model(model, *naive_w, *hw, *model_options);
     if (!naive) return cli_fail(2, "attention-naive: " + naive.error().message);
-    auto fused = predict_with_model(model, *fused_w, *hw, false);
+    auto fused = predict_with_model(model, *fused_w, *hw, *model_options);
     if (!fused) return cli_fail(2, fused_kernel + ": " + fused.error().message);
 
     if (format == "csv") {

@@ -19,6 +19,7 @@ int run_predict(int argc, char** argv) {
         "format", po::value<std::string>()->default_value("table"), "table | json | csv")(
         "out", po::value<std::string>()->default_value(""), "write to this file instead of stdout")(
         "timeline", "json: include the simulator's per-block timeline");
+    add_model_options(general);
     po::options_description all;
     all.add(workload_options()).add(general);
     po::variables_map vm;
@@ -37,7 +38,9 @@ int run_predict(int argc, char** argv) {
     auto hw = load_hardware(vm["gpu"].as<std::string>());
     if (!hw) return cli_fail(2, hw.error().message);
     const bool timeline = vm.count("timeline") > 0;
-    auto prediction = predict_with_model(vm["model"].as<std::string>(), *workload, *hw, timeline);
+    auto model_options = model_options_from(vm);
+    if (!model_options) return cli_fail(2, model_options.error().message);
+    auto prediction = predict_with_model(vm["model"].as<std::string>(), *workload, *hw, *model_options);
     if (!prediction) return cli_fail(2, prediction.error().message);
 
     std::string text;

@@ -30,6 +30,7 @@ struct Job {
     const std::vector<Hardware>* gpus;
     std::string model;
     bool jsonl;
+    ModelOptions model_options;
 };
 
 std::string row_for(const Job& job, std::size_t index) {
@@ -39,7 +40,7 @@ std::string row_for(const Job& job, std::size_t index) {
     if (!w)
         return job.jsonl ? json_line_illegal(spec, job.model, hw.name, w.error().message)
                          : csv_row_illegal(spec, job.model, hw.name, w.error().message);
-    auto p = predict_with_model(job.model, *w, hw, false);
+    auto p = predict_with_model(job.model, *w, hw, job.model_options);
     if (!p)
         return job.jsonl ? json_line_illegal(*w, job.model, hw.name, p.error().message)
                          : csv_row_illegal(*w, job.model, hw.name, p.error().message);
@@ -57,6 +58,7 @@ int run_sweep(int argc, char** argv) {
         "format", po::value<std::string>()->default_value("csv"), "csv | jsonl")(
         "out", po::value<std::string>()->default_value(""), "write to this file instead of stdout")(
         "jobs,j", po::value<int>()->default_value(static_cast<int>(cores)), "worker threads");
+    add_model_options(general);
     po::options_description all;
     all.add(workload_options("Workload (each flag takes a list a,b,c and/or ranges 64:512:*2, 512:4096:+512)"))
         .add(general);
@@ -101,7 +103,9 @@ int run_sweep(int argc, char** argv) {
     const bool jsonl = format == "jsonl";
     if (!jsonl) out << csv_header() << "\n";
 
-    const Job job{&*specs, &gpus, model, jsonl};
+    auto model_options = model_options_from(vm);
+    if (!model_options) return cli_fail(2, model_options.error().message);
+    const Job job{&*specs, &gpus, model, jsonl, *model_options};
     const bool progress = isatty(STDERR_FILENO) != 0;
     std::vector<std::string> rows;
     std::string failure;

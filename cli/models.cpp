@@ -2,24 +2,66 @@
 
 #include "core/analytic.hpp"
 #include "core/lower.hpp"
+#ifdef TILESCOPE_HAVE_SIM
+#include "simulator/simulate.hpp"
+#endif
 
 namespace tilescope {
 
-std::vector<std::string> available_models() { return {"analytic"}; }
+std::vector<std::string> available_models() {
+#ifdef TILESCOPE_HAVE_SIM
+    return {"sim", "analytic"};
+#else
+    return {"analytic"};
+#endif
+}
 
 std::string default_model() { return available_models().front(); }
 
 Result<Prediction> predict_with_model(const std::string& model, const Workload& workload, const Hardware& hw,
                                       bool with_timeline) {
-    (void)with_timeline;
+    ModelOptions options;
+    options.timeline = with_timeline;
+    return predict_with_model(model, workload, hw, options);
+}
+
+Result<Prediction> predict_with_model(const std::string& model, const Workload& workload, const Hardware& hw,
+                                      const ModelOptions& options) {
     if (model == "analytic") {
         auto launches = lower(workload, hw);
         if (!launches) return launches.error();
         return analytic(workload, *launches, hw);
     }
+#ifdef TILESCOPE_HAVE_SIM
+    if (model == "sim") {
+        auto launches = lower(workload, hw);
+        if (!launches) return launches.error();
+        sim::Options sim_options;
+        sim_options.l2 = options.l2;
+        sim_options.timeline = options.timeline;
+        return sim::simulate(workload, *launches, hw, sim_options);
+    }
+#endif
     std::string list;
     for (const auto& m : available_models()) list += (list.empty() ? "" : ", ") + m;
     return make_error("--model must be one of " + list + " (got '" + model + "')");
+}
+
+void add_model_options(boost::program_options::options_description& options) {
+    options.add_options()("l2", boost::program_options::value<std::string>()->default_value("on"),
+                          "simulator L2 cache: on | off (off: every load reaches HBM, like analytic)");
+}
+
+Result<ModelOptions> model_options_from(const boost::program_options::variables_map& vm) {
+    ModelOptions o;
+    if (vm.count("l2")) {
+        const std::string v = vm["l2"].as<std::string>();
+        if (v == "on") o.l2 = true;
+        else if (v == "off") o.l2 = false;
+        else return make_error("--l2 must be on or off (got '" + v + "')");
+    }
+    if (vm.count("timeline")) o.timeline = true;
+    return o;
 }
 
 }  // namespace tilescope

@@ -1,6 +1,8 @@
-// Prediction models behind --model. "analytic" = lower() + analytic() (closed form, no caches).
-// The simulator adds "sim" here (and makes it the default) when it is built.
+// Prediction models behind --model. "analytic" = lower() + analytic() (closed form, no caches);
+// "sim" = lower() + the cycle-approximate simulator (simulator/), the default when it is built.
 #pragma once
+
+#include <boost/program_options.hpp>
 
 #include <string>
 #include <vector>
@@ -20,5 +22,18 @@ std::string default_model();
 // runs the model. `with_timeline` asks the simulator for per-block spans (ignored by analytic).
 Result<Prediction> predict_with_model(const std::string& model, const Workload& workload, const Hardware& hw,
                                       bool with_timeline);
+
+// Options of the models beyond the workload. `l2` = false switches the simulator's L2 off (every
+// global load reaches HBM, stores write through): its bytes then equal analytic()'s.
+struct ModelOptions {
+    bool timeline = false;
+    bool l2 = true;
+};
+Result<Prediction> predict_with_model(const std::string& model, const Workload& workload, const Hardware& hw,
+                                      const ModelOptions& options);
+
+// Adds "--l2 on|off" (simulator only; default on) to a command's options, and reads it back.
+void add_model_options(boost::program_options::options_description& options);
+Result<ModelOptions> model_options_from(const boost::program_options::variables_map& vm);
 
 }  // namespace tilescope
