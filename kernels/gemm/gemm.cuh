@@ -1,0 +1,156 @@
+// gemm: tiled tensor-core GEMM with a cp.async multi-stage shared-memory pipeline.
+//
+// What: C[b] (M x N) = alpha * A[b] (M x K, row-major) * op(B[b]), fp32 accumulation, C stored
+// in the input type. op(B) is B for a K x N row-major B (`kBNMajor` false: the gemm family and
+// naive attention's O = P V) or B^T for an N x K row-major B (`kBNMajor` true: S = Q K^T).
+// One block computes a TM x TN tile of C; its warps form a WM x WN grid, each warp a
+// (TM/WM) x (TN/WN) sub-tile of mma m16n8k16. The K loop runs in steps of TK with STAGES
+// shared-memory buffers: the loads of step k+STAGES-1 are in flight while step k computes.
+// Shared memory per block = STAGES * (TM*TK + TK*TN) * sizeof(T), no padding (XOR swizzle).
+// Block order (raster): row = blockIdx walks the N tiles fastest, column = the M tiles fastest.
+// Ragged M, N, K are handled by zero-filled loads and bounds-checked stores; K and N must be
+// multiples of 8 (16-byte rows of the tiles).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "kernels/common/ptx.cuh"
+
+namespace tilescope::kern {
+
+template <class T, int TM, int TN, int TK, int STAGES, int WM, int WN, bool kBNMajor>
+__global__ void __launch_bounds__(WM * WN * 32)
+    gemm_kernel(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ c, int m, int n, int k,
+                int64_t lda, int64_t ldb, int64_t ldc, int64_t batch_stride_a, int64_t batch_stride_b,
+                int64_t batch_stride_c, float alpha, int raster_column) {
+    constexpr int kThreads = WM * WN * 32;
+    constexpr int kWTM = TM / WM;
+    constexpr int kWTN = TN / WN;
+    constexpr int kMI = kWTM / 16;
+    constexpr int kNI = kWTN / 8;
+    static_assert(kWTM % 16 == 0 && kWTN % 16 == 0, "warp tile must be a multiple of 16x16");
+    constexpr int kCA = TK / 8;                       // chunks per A-tile row
+    constexpr int kCB = kBNMajor ? TK / 8 : TN / 8;   // chunks per B-tile row
+    constexpr int kStageA = TM * TK * 2;              // bytes
+    constexpr int kStageB = TK * TN * 2;
+    using P = Pack<T>;
+
+    extern __shared__ __align__(128) unsigned char smem[];
+    const uint32_t s_a = smem_u32(smem);
+    const uint32_t s_b = s_a + STAGES * kStageA;
+
+    const int tid = threadIdx.x;
+    const int warp = tid / 32;
+    const int lane = tid % 32;
+    const int warp_m = warp / WN;
+    const int warp_n = warp % WN;
+
+    const int tiles_m = (m + TM - 1) / TM;
+    const int tiles_n = (n + TN - 1) / TN;
+    const int bid = static_cast<int>(blockIdx.x);
+    const int tile_m = raster_column ? bid % tiles_m : bid / tiles_n;
+    const int tile_n = raster_column ? bid / tiles_m : bid % tiles_n;
+    const int m0 = tile_m * TM;
+    const int n0 = tile_n * TN;
+    a += blockIdx.y * batch_stride_a;
+    b += blockIdx.y * batch_stride_b;
+    c += blockIdx.y * batch_stride_c;
+
+    auto load_stage = [&](int stage, int kt) {
+        const int k0 = kt * TK;
+        const uint32_t sa = s_a + stage * kStageA;
+        for (int i = tid; i < TM * kCA; i += kThreads) {
+            const int r = i / kCA, ch = i % kCA;
+            const bool ok = (m0 + r < m) && (k0 + ch * 8 < k);
+            const T* src = ok ? a + static_cast<int64_t>(m0 + r) * lda + k0 + ch * 8 : a;
+            cp_async16(sa + swz<kCA>(r, ch), src, ok);
+        }
+        const uint32_t sb = s_b + stage * kStageB;
+        if constexpr (kBNMajor) {
+            for (int i = tid; i < TN * kCB; i += kThreads) {
+                const int r = i / kCB, ch = i % kCB;
+                const bool ok = (n0 + r < n) && (k0 + ch * 8 < k);
+                const T* src = ok ? b + static_cast<int64_t>(n0 + r) * ldb + k0 + ch * 8 : b;
+                cp_async16(sb + swz<kCB>(r, ch), src, ok);
+            }
+        } else {
+            for (int i = tid; i < TK * kCB; i += kThreads) {
+                const int r = i / kCB, ch = i % kCB;
+                const bool ok = (k0 + r < k) && (n0 + ch * 8 < n);
+                const T* src = ok ? b + static_cast<int64_t>(k0 + r) * ldb + n0 + ch * 8 : b;
+                cp_async16(sb + swz<kCB>(r, ch), src, ok);
+            }
+        }
+    };
+
+    float acc[kMI][kNI][4];
+#pragma unroll
+    for (int i = 0; i < kMI; ++i)
+#pragma unroll
+        for (int j = 0; j < kNI; ++j) acc[i][j][0] = acc[i][j][1] = acc[i][j][2] = acc[i][j][3] = 0.f;
+
+    const int k_tiles = (k + TK - 1) / TK;
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s) {
+        if (s < k_tiles) load_stage(s, s);
+        cp_async_commit();
+    }
+    for (int kt = 0; kt < k_tiles; ++kt) {
+        cp_async_wait<STAGES - 2>();
+        __syncthreads();
+        const int next = kt + STAGES - 1;
+        if (next < k_tiles) load_stage(next % STAGES, next);
+        cp_async_commit();
+
+        const int stage = kt % STAGES;
+        const uint32_t sa = s_a + stage * kStageA;
+        const uint32_t sb = s_b + stage * kStageB;
+#pragma unroll
+        for (int kk = 0; kk < TK / 16; ++kk) {
+            uint32_t af[kMI][4];
+#pragma unroll
+            for (int mi = 0; mi < kMI; ++mi)
+                ldmatrix_x4(af[mi], sa + swz<kCA>(warp_m * kWTM + mi * 16 + (lane % 8) + ((lane / 8) % 2) * 8,
+                                                  2 * kk + lane / 16));
+#pragma unroll
+            for (int nj = 0; nj < kNI / 2; ++nj) {
+                uint32_t bf[4];
+                if constexpr (kBNMajor) {
+                    ldmatrix_x4(bf, sb + swz<kCB>(warp_n * kWTN + nj * 16 + (lane % 8) + (lane / 16) * 8,
+                                                  2 * kk + (lane / 8) % 2));
+                } else {
+                    ldmatrix_x4_trans(bf, sb + swz<kCB>(kk * 16 + (lane % 8) + ((lane / 8) % 2) * 8,
+                                                        (warp_n * kWTN + nj * 16) / 8 + lane / 16));
+                }
+#pragma unroll
+                for (int mi = 0; mi < kMI; ++mi) {
+                    mma16816<T>(acc[mi][2 * nj], af[mi], bf[0], bf[1]);
+                    mma16816<T>(acc[mi][2 * nj + 1], af[mi], bf[2], bf[3]);
+                }
+            }
+        }
+    }
+    cp_async_wait<0>();
+
+    const int g = lane / 4, t = lane % 4;
+#pragma unroll
+    for (int mi = 0; mi < kMI; ++mi) {
+#pragma unroll
+        for (int ni = 0; ni < kNI; ++ni) {
+            const int row = m0 + warp_m * kWTM + mi * 16 + g;
+            const int col = n0 + warp_n * kWTN + ni * 8 + 2 * t;
+            if (col < n) {
+                if (row < m)
+                    *reinterpret_cast<uint32_t*>(c + static_cast<int64_t>(row) * ldc + col) =
+                        P::pack(acc[mi][ni][0] * alpha, acc[mi][ni][1] * alpha);
+                if (row + 8 < m)
+                    *reinterpret_cast<uint32_t*>(c + static_cast<int64_t>(row + 8) * ldc + col) =
+                        P::pack(acc[mi][ni][2] * alpha, acc[mi][ni][3] * alpha);
+            }
+        }
+    }
+}
+
+}  // namespace tilescope::kern

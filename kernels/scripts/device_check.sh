@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# One device call: probe, correctness tests, CUPTI copy check, sanitizers, microbenchmarks,
+# attention performance table (naive vs flash2 vs torch SDPA). Logs go to $OUT.
+# Usage (repo root on the GPU machine, .deps carried):
+#   kernels/scripts/device_check.sh [probe] [tests] [sanitize] [micro] [perf] [counters]
+set -u
+OUT=${OUT:-/tmp/tilescope_out}
+mkdir -p "$OUT"
+export LD_LIBRARY_PATH="$PWD/.deps/lib:/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64:${LD_LIBRARY_PATH:-}"
+export PYTHONUNBUFFERED=1
+B=${TS_BIN:-.deps/bin}   # stripped copies of build/gpu/bin (kernels/scripts/stage_deps.sh)
+KB=$B/tilescope-kernel-bench
+STEPS=" ${*:-all} "
+want2() { [[ "$STEPS" == *" all "* || "$STEPS" == *" $1 "* ]]; }
+t0=$(date +%s)
+step() { echo "=== $1 ($(( $(date +%s) - t0 )) s)"; }
+
+if want2 probe; then
+  step probe
+  { nvidia-smi; nvcc --version | tail -2; python3 -c "import torch; print('torch', torch.__version__, torch.cuda.get_device_name())";
+    which ncu compute-sanitizer; uname -r; } > "$OUT/probe.log" 2>&1
+  head -20 "$OUT/probe.log" | grep -E "H100|Driver|torch|release" 
+fi
+if want2 tests; then
+  step tests
+  $B/test_kernels > "$OUT/tests.log" 2>&1; echo "test_kernels rc=$?"; tail -4 "$OUT/tests.log"
+  $KB copy-check 2>&1 | tee -a "$OUT/checks.jsonl"
+fi
+if want2 sanitize; then
+  step sanitize
+  S="--no-counters --repeats 1 --warmup 0 --no-flush"
+  for tool in memcheck racecheck; do
+    for cfg in "--kernel attention-flash2 --batch 1 --heads 2 --seq 200 --head-dim 64 --tile-m 64 --tile-n 64 --causal" \
+               "--kernel attention-flash2 --batch 1 --heads 1 --seq 130 --head-dim 128 --tile-m 128 --tile-n 32" \
+               "--kernel attention-flash1 --batch 1 --heads 2 --seq 200 --head-dim 64 --tile-m 64 --tile-n 64 --causal" \
+               "--kernel attention-naive --batch 1 --heads 2 --seq 200 --head-dim 64 --tile-m 64 --tile-n 64 --tile-k 32 --stages 3 --warps 4 --causal" \
+               "--kernel gemm --m 200 --n 136 --k 72 --tile-m 128 --tile-n 128 --tile-k 32 --stages 3 --warps 8" \
+               "--kernel softmax --rows 37 --cols 1000 --variant online"; do
+      compute-sanitizer --tool $tool --error-exitcode 9 $KB run $cfg $S > "$OUT/san_tmp.log" 2>&1
+      rc=$?
+      echo "$tool rc=$rc :: $cfg :: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san_tmp.log" | tr '\n' ' ')" | tee -a "$OUT/sanitizer.log"
+      [ $rc -ne 0 ] && head -40 "$OUT/san_tmp.log" >> "$OUT/sanitizer.log"
+    done
+  done
+  rm -f "$OUT/san_tmp.log"
+fi
+if want2 micro; then
+  step micro
+  $KB microbench 2>&1 | tee -a "$OUT/checks.jsonl"
+fi
+if want2 perf; then
+  step perf
+  $KB attention-table --no-counters --repeats 10 > "$OUT/attention_table.jsonl" 2> "$OUT/perf.err"; echo "table rc=$?"
+  python3 bench/attention_vs_torch.py torch --repeats 10 > "$OUT/torch.jsonl" 2>> "$OUT/perf.err"; echo "torch rc=$?"
+  python3 bench/attention_vs_torch.py table "$OUT/attention_table.jsonl" "$OUT/torch.jsonl" | tee "$OUT/attention_table.md"
+  tail -3 "$OUT/perf.err"
+fi
+if want2 counters; then
+  step counters
+  for cfg in "--kernel attention-naive --batch 4 --heads 32 --seq 4096 --head-dim 64" \
+             "--kernel attention-flash2 --batch 4 --heads 32 --seq 4096 --head-dim 64 --tile-m 128 --tile-n 64" \
+             "--kernel attention-flash1 --batch 4 --heads 32 --seq 4096 --head-dim 64 --tile-m 64 --tile-n 64" \
+             "--kernel gemm --m 4096 --n 4096 --k 4096" \
+             "--kernel softmax --rows 16384 --cols 4096"; do
+    $KB run $cfg --repeats 10 >> "$OUT/counters.jsonl" 2>> "$OUT/counters.err"; echo "counters rc=$? :: $cfg"
+  done
+  tail -3 "$OUT/counters.err"
+fi
+step done
