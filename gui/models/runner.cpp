@@ -10,17 +10,15 @@
 namespace tilescope::gui {
 
 Runner::Runner(const QString& name, QObject* parent) : QObject(parent) {
-    thread_.setObjectName(name);
-    context_ = new QObject;  // no parent: moved to the worker thread, deleted in ~Runner
-    context_->moveToThread(&thread_);
-    thread_.start();
+    setObjectName(name);
+    // A few threads: the newest job never queues behind stale ones still finishing.
+    pool_.setMaxThreadCount(4);
 }
 
 Runner::~Runner() {
     if (current_cancel_) current_cancel_->store(true);
-    thread_.quit();
-    thread_.wait();
-    delete context_;
+    pool_.clear();        // drop jobs that have not started
+    pool_.waitForDone();  // running jobs finish; their results are dropped (QPointer is null)
 }
 
 void Runner::setBusy(bool busy) {
@@ -37,8 +35,9 @@ quint64 Runner::submit(Job job) {
     setBusy(true);
 
     QPointer<Runner> self(this);
-    QMetaObject::invokeMethod(context_, [self, gen, cancel_flag, job = std::move(job)]() {
-        // Runs on the worker thread. Results are posted back to the Runner's thread.
+    pool_.start([self, gen, cancel_flag, job = std::move(job)]() {
+        // Runs on a pool thread. Results are posted back to the Runner's thread; the Runner
+        // outlives its pool's jobs (~Runner waits for them), so `self` is valid here.
         auto post = [self](std::function<void(Runner&)> fn) {
             if (!self) return;
             QMetaObject::invokeMethod(self.data(), [self, fn = std::move(fn)]() {

@@ -1,14 +1,15 @@
-// Runner: one background thread that runs the latest submitted job and drops stale results.
+// Runner: runs submitted jobs on its own small thread pool and reports only the newest one.
 //
 // Every submit() gets a new generation number and cancels the job before it (a cancelled job
 // that has not started is skipped; a running one sees JobContext::cancelled() turn true and
-// should return early). Results come back on the Runner's (GUI) thread through signals, and
-// only the result of the newest generation is emitted: the event loop never waits for work.
+// should return early). A new job starts at once even while a stale one is still inside a long
+// simulator call that cannot be interrupted; the stale result is dropped when it arrives.
+// Results come back on the Runner's (GUI) thread through signals: the event loop never waits.
 #pragma once
 
 #include <QObject>
 #include <QString>
-#include <QThread>
+#include <QThreadPool>
 #include <QVariant>
 
 #include <atomic>
@@ -48,8 +49,7 @@ signals:
 private:
     void setBusy(bool busy);
 
-    QThread thread_;
-    QObject* context_ = nullptr;  // lives in thread_; jobs are posted to it
+    QThreadPool pool_;
     quint64 generation_ = 0;
     std::shared_ptr<std::atomic<bool>> current_cancel_;
     bool busy_ = false;

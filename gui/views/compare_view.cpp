@@ -125,6 +125,9 @@ QString CompareView::formulasText() const {
                         "&nbsp;·&nbsp; predicted HBM bytes %5<br>")
              .arg(format_count(io.fused_elements), format_bytes(io.fused_elements * b)).arg(io.block_rows)
              .arg(format_bytes(io.fused_tile_elements * b), format_bytes(fused_hbm));
+    if (c.fused.prediction.model == "sim")
+        t += QStringLiteral("<i>The formulas count every access as HBM traffic (no cache); the simulator's L2 serves part of the "
+                            "re-reads, so its HBM bytes can be lower.</i><br>");
     t += QStringLiteral("<b>naive / fused: HBM bytes %1×, time %2×</b>")
              .arg(fused_hbm > 0 ? naive_hbm / fused_hbm : 0.0, 0, 'f', 2)
              .arg(f[Metric::gpu_time_duration] > 0 ? n[Metric::gpu_time_duration] / f[Metric::gpu_time_duration] : 0.0, 0, 'f', 2);

@@ -188,6 +188,24 @@ private slots:
         QVERIFY(!runner.busy());
     }
 
+    void runnerNewJobDoesNotWaitForStale() {
+        // A stale job stuck in an uninterruptible call must not delay the newest one.
+        Runner runner(QStringLiteral("test"));
+        QSignalSpy finished(&runner, &Runner::finished);
+        std::atomic<bool> release{false};
+        runner.submit([&release](const JobContext&) -> Result<QVariant> {
+            while (!release.load()) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+            return QVariant(QStringLiteral("stale"));
+        });
+        QTest::qWait(20);  // the slow job is running now
+        runner.submit([](const JobContext&) -> Result<QVariant> { return QVariant(QStringLiteral("fresh")); });
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 5000);
+        QCOMPARE(finished.at(0).at(1).toString(), QStringLiteral("fresh"));
+        release = true;
+        QTest::qWait(50);
+        QCOMPARE(finished.count(), 1);  // the stale result was dropped
+    }
+
     void runnerReportsErrorsAndCancel() {
         Runner runner(QStringLiteral("test"));
         QSignalSpy failed(&runner, &Runner::failed);
