@@ -28,7 +28,8 @@ Status write_output(const std::string& path, const std::string& text) {
 
 Status parse_command_line(int argc, char** argv, const po::options_description& options, po::variables_map& vm) {
     try {
-        po::store(po::command_line_parser(argc, argv).options(options).run(), vm);
+        const po::positional_options_description no_positionals;  // stray words are errors
+        po::store(po::command_line_parser(argc, argv).options(options).positional(no_positionals).run(), vm);
         po::notify(vm);
     } catch (const po::error& e) {
         return make_error(e.what());

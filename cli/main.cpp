@@ -45,7 +45,8 @@ void usage(std::ostream& os) {
 
 int main(int argc, char** argv) {
     if (argc < 2) {
-        usage(std::cerr);
+        usage(std::cout);
+        std::cerr << "tilescope: error: no command given\n";
         return 2;
     }
     const std::string cmd = argv[1];
@@ -63,7 +64,7 @@ int main(int argc, char** argv) {
             }
         }
     }
-    std::cerr << "tilescope: error: unknown command '" << cmd << "'\n";
-    usage(std::cerr);
+    std::cerr << "tilescope: error: unknown command '" << cmd << "' (tilescope --help lists them)\n";
+    usage(std::cout);
     return 2;
 }

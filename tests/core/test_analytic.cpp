@@ -206,7 +206,7 @@ TEST_CASE("fused moves fewer HBM bytes than naive once the outer tile is at leas
     CHECK(fused_lost > 0);  // the small-tile counterexamples exist: the model is not rigged
 }
 
-TEST_CASE("GEMM bytes match the tiled formula; attention FLOPs", "[analytic][property]") {
+TEST_CASE("GEMM bytes match the tiled formula and attention FLOPs are 4BHN^2d", "[analytic][property]") {
     WorkloadSpec g;
     g.kernel = "gemm";
     g.m = 1024;

@@ -120,7 +120,7 @@ TEST_CASE("broken profile fields are reported with their JSON path", "[hardware]
     }
 }
 
-TEST_CASE("calibration and provenance are read; hardware_to_json round-trips", "[hardware]") {
+TEST_CASE("calibration and provenance are read and hardware_to_json round-trips", "[hardware]") {
     auto base = bundled_json("a100-40gb");
     base["calibration"] = json::object{{"hbm_efficiency", 0.9}, {"launch_overhead_ns", 1500.0}};
     base["provenance"] = json::object{{"gpu", "NVIDIA A100"}, {"driver", 550}};

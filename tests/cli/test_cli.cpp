@@ -1,0 +1,207 @@
+// Runs the real `tilescope` binary: bad input exits 2 with one "tilescope: error: " line on
+// stderr; JSON parses; CSV has one header row; sweep rows = product of the lists; illegal
+// configurations become rows; output is the same for any --jobs.
+#include <catch2/catch.hpp>
+
+#include <boost/json.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Run {
+    int code = -1;
+    std::string out, err;
+};
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+Run run(const std::string& args) {
+    static int counter = 0;
+    // Unique per process: ctest runs the test cases as separate processes in parallel.
+    const std::string base = std::string(TILESCOPE_TEST_TMP) + "/run" + std::to_string(getpid()) + "_" +
+                             std::to_string(++counter);
+    const std::string cmd = std::string("'") + TILESCOPE_BIN + "' " + args + " > '" + base + ".out' 2> '" + base + ".err'";
+    const int status = std::system(cmd.c_str());
+    Run r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = slurp(base + ".out");
+    r.err = slurp(base + ".err");
+    return r;
+}
+
+std::vector<std::string> lines(const std::string& text) {
+    std::vector<std::string> out;
+    std::stringstream ss(text);
+    std::string line;
+    while (std::getline(ss, line)) out.push_back(line);
+    return out;
+}
+
+void expect_bad_input(const std::string& args) {
+    INFO("tilescope " << args);
+    const Run r = run(args);
+    CHECK(r.code == 2);
+    const auto err = lines(r.err);
+    REQUIRE(err.size() == 1);
+    CHECK(err[0].rfind("tilescope: error: ", 0) == 0);
+}
+
+}  // namespace
+
+TEST_CASE("bad input: exit code 2 and one error line", "[cli]") {
+    const std::string bad_profile = std::string(TILESCOPE_TEST_TMP) + "/bad_profile" + std::to_string(getpid()) + ".json";
+    std::ofstream(bad_profile) << "{\"name\": \"x\", \"compute_capability\": 80}";
+    const std::string not_json = std::string(TILESCOPE_TEST_TMP) + "/not_json" + std::to_string(getpid()) + ".json";
+    std::ofstream(not_json) << "{ this is not json";
+    for (const std::string& args : std::vector<std::string>{
+             "frobnicate",
+             "predict --kernel attention-flash9",
+             "predict --kernel gemm --m 0",
+             "predict --kernel gemm --m -5",
+             "predict --kernel attention-flash2 --batch 0",
+             "predict --kernel attention-flash2 --seq abc",
+             "predict --kernel attention-flash2 --tile-m 96",
+             "predict --kernel attention-flash2 --gpu no-such-gpu",
+             "predict --kernel attention-flash2 --gpu /nonexistent/dir/p.json",
+             "predict --kernel attention-flash2 --gpu '" + bad_profile + "'",
+             "predict --kernel attention-flash2 --gpu '" + not_json + "'",
+             "predict --kernel attention-flash2 --head-dim 128 --tile-m 256 --tile-n 256 --stages 1 --warps 16",
+             "predict --kernel gemm --format xml",
+             "predict --kernel gemm --bogus 3",
+             "predict --kernel gemm stray",
+             "predict --kernel gemm --m 64,128",
+             "predict --kernel gemm --model nonsense",
+             "predict",
+             "sweep --kernel gemm --m 64:x:*2",
+             "sweep --kernel gemm --m 512:64:*2",
+             "sweep --kernel gemm --m 64:512:*1",
+             "sweep --kernel gemm --m 64:512",
+             "sweep --kernel gemm --m 64,,128",
+             "sweep --kernel gemm --jobs 0",
+             "sweep --kernel gemm --format parquet",
+             "compare --kernel gemm",
+             "compare --fused attention-flash7",
+             "compare --seq 0",
+             "profiles --format yaml",
+             "bench --seconds -1",
+         }) {
+        expect_bad_input(args);
+    }
+    CHECK(run("").code == 2);
+}
+
+TEST_CASE("help exits 0", "[cli]") {
+    for (const char* args : {"--help", "predict --help", "sweep --help", "compare --help", "profiles --help", "bench --help"}) {
+        INFO(args);
+        const Run r = run(args);
+        CHECK(r.code == 0);
+        CHECK(r.out.find("Usage: tilescope") != std::string::npos);
+    }
+}
+
+TEST_CASE("predict: JSON parses, CSV has one header row, table shows launches", "[cli]") {
+    const Run j = run("predict --kernel attention-naive --seq 512 --format json --model analytic");
+    REQUIRE(j.code == 0);
+    const auto v = boost::json::parse(j.out);
+    CHECK(v.at("model").as_string() == "analytic");
+    CHECK(v.at("gpu").as_string() == "a100-40gb");
+    REQUIRE(v.at("launches").as_array().size() == 3);
+    const auto& l0 = v.at("launches").as_array()[0];
+    for (const char* key : {"name", "grid", "threads_per_block", "smem_bytes_per_block", "registers_per_thread",
+                            "blocks_per_sm", "waves", "metrics", "bound"})
+        CHECK(l0.as_object().contains(key));
+    CHECK(v.at("total").at("metrics").at("dram__bytes_read.sum").as_int64() > 0);
+
+    const Run c = run("predict --kernel gemm --m 1000 --format csv --gpu h100-sxm");
+    REQUIRE(c.code == 0);
+    const auto rows = lines(c.out);
+    REQUIRE(rows.size() == 2);
+    CHECK(rows[0].rfind("kernel,dtype,", 0) == 0);
+    CHECK(rows[1].rfind("gemm,fp16,", 0) == 0);
+
+    const Run t = run("predict --kernel attention-flash1 --seq 1000 --causal");
+    REQUIRE(t.code == 0);
+    CHECK(t.out.find("attention-flash1:fwd") != std::string::npos);
+    CHECK(t.out.find("causal") != std::string::npos);
+
+    const std::string out_file = std::string(TILESCOPE_TEST_TMP) + "/predict_out.json";
+    const Run o = run("predict --kernel softmax --format json --out '" + out_file + "'");
+    REQUIRE(o.code == 0);
+    CHECK(o.out.empty());
+    CHECK(boost::json::parse(slurp(out_file)).at("workload").at("kernel").as_string() == "softmax");
+}
+
+TEST_CASE("sweep: rows = product, illegal rows reported, order independent of jobs", "[cli]") {
+    // 2 seqs x 4 tile-m (32..256) x 2 tile-n = 16 configurations; tile-n 256 with d=128 needs more
+    // shared memory than an A100 block may have, and 256x64 (16 warps x ~176 registers) needs more
+    // registers than a block may have: 5 illegal per seq.
+    const std::string args = "sweep --kernel attention-flash2 --head-dim 128 --seq 1024,4096 --tile-m 32:256:*2 "
+                             "--tile-n 64,256 --model analytic";
+    const Run one = run(args + " --jobs 1");
+    const Run two = run(args + " --jobs 2");
+    REQUIRE(one.code == 0);
+    REQUIRE(two.code == 0);
+    CHECK(one.out == two.out);
+    const auto rows = lines(one.out);
+    REQUIRE(rows.size() == 1 + 16);
+    CHECK(rows[0].rfind("kernel,", 0) == 0);
+    int illegal = 0, ok = 0;
+    for (std::size_t i = 1; i < rows.size(); ++i) {
+        CHECK(rows[i].rfind("kernel,", 0) != 0);  // exactly one header row
+        if (rows[i].find(",illegal,") != std::string::npos) ++illegal;
+        if (rows[i].size() > 4 && rows[i].substr(rows[i].size() - 4) == ",ok,") ++ok;
+    }
+    CHECK(illegal == 10);
+    CHECK(ok == 6);
+    CHECK(rows[2].find("needs 270336 B of shared memory per block") != std::string::npos);
+
+    const Run jl = run("sweep --kernel gemm --tile-m 16,32 --tile-k 8:32:+8 --format jsonl --gpu a100-40gb,h100-sxm --model analytic");
+    REQUIRE(jl.code == 0);
+    const auto jrows = lines(jl.out);
+    REQUIRE(jrows.size() == 2 * 2 * 4);  // gpus x tile-m x tile-k(8,16,24,32)
+    int jl_illegal = 0;
+    for (const auto& row : jrows) {
+        const auto v = boost::json::parse(row);
+        if (v.at("status").as_string() == "illegal") {
+            ++jl_illegal;
+            CHECK(v.at("reason").as_string().find("--tile-k must be a power of two") != std::string::npos);
+        }
+    }
+    CHECK(jl_illegal == 4);  // tile-k 24 on both GPUs for both tile-m
+}
+
+TEST_CASE("compare and profiles", "[cli]") {
+    const Run t = run("compare --seq 2048 --model analytic");
+    REQUIRE(t.code == 0);
+    CHECK(t.out.find("naive/fused") != std::string::npos);
+    CHECK(t.out.find("Theta(N d + N^2)") != std::string::npos);
+    const Run j = run("compare --seq 2048 --format json --fused attention-flash1 --model analytic");
+    REQUIRE(j.code == 0);
+    const auto v = boost::json::parse(j.out);
+    CHECK(v.at("ratio_naive_over_fused").at("hbm_bytes").as_double() > 1.0);
+    CHECK(v.at("fused").at("workload").at("kernel").as_string() == "attention-flash1");
+    const Run c = run("compare --format csv --model analytic");
+    REQUIRE(c.code == 0);
+    CHECK(lines(c.out).size() == 3);
+
+    const Run p = run("profiles --format json");
+    REQUIRE(p.code == 0);
+    const auto arr = boost::json::parse(p.out).as_array();
+    CHECK(arr.size() >= 4);
+    const Run pt = run("profiles");
+    REQUIRE(pt.code == 0);
+    CHECK(pt.out.find("h100-sxm") != std::string::npos);
+}
