@@ -26,7 +26,7 @@ std::vector<std::string> available_models() {
 }
 
 Result<Prediction> run_model(const Workload& workload, const Hardware& hw, const std::string& model,
-                             bool timeline) {
+                             bool timeline, bool l2) {
     auto launches = lower(workload, hw);
     if (!launches) return launches.error();
     if (model == "analytic") return analytic(workload, launches.value(), hw);
@@ -34,9 +34,11 @@ Result<Prediction> run_model(const Workload& workload, const Hardware& hw, const
 #ifdef TILESCOPE_HAVE_SIM
         sim::Options options;
         options.timeline = timeline;
+        options.l2 = l2;
         return sim::simulate(workload, launches.value(), hw, options);
 #else
         (void)timeline;
+        (void)l2;
         return make_error("model 'sim' is not available: tilescope-gui was built without the simulator");
 #endif
     }
@@ -46,7 +48,7 @@ Result<Prediction> run_model(const Workload& workload, const Hardware& hw, const
 Result<PredictionSnapshot> compute_prediction(const PredictRequest& request, const Hardware& hw) {
     auto workload = make_workload(request.spec);
     if (!workload) return workload.error();
-    auto prediction = run_model(workload.value(), hw, request.model, request.timeline);
+    auto prediction = run_model(workload.value(), hw, request.model, request.timeline, request.l2);
     if (!prediction) return prediction.error();
     PredictionSnapshot snapshot;
     snapshot.workload = workload.value();

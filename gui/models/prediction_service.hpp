@@ -22,6 +22,7 @@ struct PredictRequest {
     std::string profile = "a100-40gb";  // bundled name or path to a JSON profile
     std::string model = "analytic";     // "analytic" or "sim"
     bool timeline = true;               // sim only: record one BlockSpan per block
+    bool l2 = true;                     // sim only: false = every load reaches HBM (CLI --l2 off)
 };
 
 // One prediction with everything a view needs to draw it.
@@ -38,7 +39,7 @@ bool simulator_available();
 
 // Runs one model on an already validated workload and hardware.
 Result<Prediction> run_model(const Workload& workload, const Hardware& hw, const std::string& model,
-                             bool timeline);
+                             bool timeline, bool l2 = true);
 
 // make_workload + load_hardware + lower + model; errors carry the core's readable message.
 Result<PredictionSnapshot> compute_prediction(const PredictRequest& request);

@@ -9,10 +9,10 @@
 
 namespace tilescope::gui {
 
-Runner::Runner(const QString& name, QObject* parent) : QObject(parent) {
+Runner::Runner(const QString& name, QObject* parent, int max_threads) : QObject(parent) {
     setObjectName(name);
     // A few threads: the newest job never queues behind stale ones still finishing.
-    pool_.setMaxThreadCount(4);
+    pool_.setMaxThreadCount(max_threads < 1 ? 1 : max_threads);
 }
 
 Runner::~Runner() {

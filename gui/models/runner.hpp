@@ -29,7 +29,8 @@ using Job = std::function<Result<QVariant>(const JobContext&)>;
 class Runner : public QObject {
     Q_OBJECT
 public:
-    explicit Runner(const QString& name, QObject* parent = nullptr);
+    // max_threads: 1 for work that must not overlap (GPU measurements).
+    explicit Runner(const QString& name, QObject* parent = nullptr, int max_threads = 4);
     ~Runner() override;
     Runner(const Runner&) = delete;
     Runner& operator=(const Runner&) = delete;

@@ -4,14 +4,22 @@
 
 #include "core/result_io.hpp"
 #ifdef TILESCOPE_HAVE_CUDA
-#include "kernels/measure.hpp"
+#include "kernels/measure/measure.hpp"
 #endif
 
 namespace tilescope::gui {
 
+bool gpu_support_built() {
+#ifdef TILESCOPE_HAVE_CUDA
+    return true;
+#else
+    return false;
+#endif
+}
+
 GpuAvailability gpu_run_availability() {
 #ifdef TILESCOPE_HAVE_CUDA
-    const Status status = kernels::gpu_status();
+    const Status status = kern::gpu_status();
     if (!status.ok()) return {false, QStringLiteral("Run on GPU is unavailable: ") + QString::fromStdString(status.error().message)};
     return {true, QStringLiteral("Measure this workload on the GPU with CUPTI counters")};
 #else
@@ -29,11 +37,14 @@ Result<Prediction> load_measurement_file(const QString& path) {
     return parsed;
 }
 
-Result<Prediction> run_on_gpu(const Workload& workload) {
+Result<Prediction> run_on_gpu(const Workload& workload, const std::string& gpu_label) {
 #ifdef TILESCOPE_HAVE_CUDA
-    return kernels::measure(workload, kernels::MeasureOptions{});
+    kern::MeasureOptions options;
+    options.gpu_label = gpu_label;
+    return kern::measure(workload, options);
 #else
     (void)workload;
+    (void)gpu_label;
     return make_error("tilescope-gui was built without CUDA");
 #endif
 }

@@ -1,6 +1,6 @@
 // Live data: load a `tilescope measure` JSON file, and run the workload on the GPU when this
 // build has the CUDA kernels (TILESCOPE_HAVE_CUDA, set by gui/CMakeLists.txt when the target
-// tilescope_kernels and kernels/measure.hpp exist).
+// tilescope_kernels and kernels/measure/measure.hpp exist).
 #pragma once
 
 #include <QString>
@@ -16,13 +16,17 @@ struct GpuAvailability {
     QString reason;  // why "Run on GPU" is disabled (tooltip)
 };
 
-// Built with CUDA and a GPU with profiling permission present?
+// Was this build linked with the CUDA kernels?
+bool gpu_support_built();
+// Built with CUDA and a GPU with profiling permission present? Initialises CUDA and runs a tiny
+// kernel under CUPTI: call from a worker thread.
 GpuAvailability gpu_run_availability();
 
 // Reads and parses a measurement (or prediction) JSON file written by `tilescope measure`.
 Result<Prediction> load_measurement_file(const QString& path);
 
-// Measures the workload on the GPU (blocking: call from a worker thread).
-Result<Prediction> run_on_gpu(const Workload& workload);
+// Measures the workload on the GPU (blocking: call from a worker thread). `gpu_label` names the
+// profile the measurement is compared with.
+Result<Prediction> run_on_gpu(const Workload& workload, const std::string& gpu_label);
 
 }  // namespace tilescope::gui

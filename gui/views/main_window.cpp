@@ -80,6 +80,7 @@ void write_request(QSettings& s, const PredictRequest& r) {
     s.endGroup();
     s.setValue(QStringLiteral("profile"), QString::fromStdString(r.profile));
     s.setValue(QStringLiteral("model"), QString::fromStdString(r.model));
+    s.setValue(QStringLiteral("l2"), r.l2);
 }
 
 std::optional<PredictRequest> read_request(QSettings& s) {
@@ -116,6 +117,7 @@ std::optional<PredictRequest> read_request(QSettings& s) {
     s.endGroup();
     r.profile = s.value(QStringLiteral("profile"), QStringLiteral("a100-40gb")).toString().toStdString();
     r.model = s.value(QStringLiteral("model"), QStringLiteral("sim")).toString().toStdString();
+    r.l2 = s.value(QStringLiteral("l2"), true).toBool();
     return r;
 }
 
@@ -131,7 +133,7 @@ MainWindow::MainWindow(bool restore_settings, QWidget* parent) : QMainWindow(par
     predict_runner_ = new Runner(QStringLiteral("tilescope-predict"), this);
     compare_runner_ = new Runner(QStringLiteral("tilescope-compare"), this);
     tile_runner_ = new Runner(QStringLiteral("tilescope-tilemap"), this);
-    gpu_runner_ = new Runner(QStringLiteral("tilescope-gpu"), this);
+    gpu_runner_ = new Runner(QStringLiteral("tilescope-gpu"), this, 1);  // one measurement at a time
 
     panel_ = new WorkloadPanel(this);
     auto* scroll = new QScrollArea(this);
@@ -279,10 +281,26 @@ void MainWindow::buildActions() {
     clear_measurement_action_ = add(QStringLiteral("Clear measurement"), [this] { clearMeasurement(); }, false);
     clear_measurement_action_->setEnabled(false);
     run_gpu_action_ = add(QStringLiteral("Run on GPU"), [this] { runOnGpu(); }, true);
-    const GpuAvailability gpu = gpu_run_availability();
-    run_gpu_action_->setEnabled(gpu.available);
-    run_gpu_action_->setToolTip(gpu.reason);
-    run_gpu_action_->setStatusTip(gpu.reason);
+    run_gpu_action_->setEnabled(false);
+    if (gpu_support_built()) {
+        // Probing the GPU initialises CUDA and CUPTI (can take seconds): done in a worker.
+        run_gpu_action_->setToolTip(QStringLiteral("Checking for a GPU…"));
+        auto* check = new Runner(QStringLiteral("tilescope-gpu-check"), this);
+        connect(check, &Runner::finished, this, [this](quint64, const QVariant& v) {
+            const QStringList r = v.toStringList();
+            run_gpu_action_->setEnabled(r.value(0) == QStringLiteral("1"));
+            run_gpu_action_->setToolTip(r.value(1));
+            run_gpu_action_->setStatusTip(r.value(1));
+        });
+        check->submit([](const JobContext&) -> Result<QVariant> {
+            const GpuAvailability gpu = gpu_run_availability();
+            return QVariant(QStringList{gpu.available ? QStringLiteral("1") : QStringLiteral("0"), gpu.reason});
+        });
+    } else {
+        const GpuAvailability gpu = gpu_run_availability();  // no CUDA: returns at once with the reason
+        run_gpu_action_->setToolTip(gpu.reason);
+        run_gpu_action_->setStatusTip(gpu.reason);
+    }
     file->addSeparator();
     add(QStringLiteral("Export view as PNG…"), [this] { exportDialog(false); }, true);
     add(QStringLiteral("Export view as SVG…"), [this] { exportDialog(true); }, true);
@@ -431,9 +449,10 @@ void MainWindow::openMeasurementDialog() {
 void MainWindow::runOnGpu() {
     if (!snapshot_) return;
     const Workload workload = snapshot_->workload;
+    const std::string label = snapshot_->hardware.name;
     statusBar()->showMessage(QStringLiteral("Running on the GPU…"));
-    gpu_runner_->submit([workload](const JobContext&) -> Result<QVariant> {
-        auto m = run_on_gpu(workload);
+    gpu_runner_->submit([workload, label](const JobContext&) -> Result<QVariant> {
+        auto m = run_on_gpu(workload, label);
         if (!m) return m.error();
         return QVariant::fromValue(m.value());
     });

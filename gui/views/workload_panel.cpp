@@ -83,6 +83,11 @@ WorkloadPanel::WorkloadPanel(QWidget* parent) : QWidget(parent) {
     kf->addRow(QStringLiteral("dtype"), dtype_);
     kf->addRow(QStringLiteral("GPU"), profile_);
     kf->addRow(QStringLiteral("Model"), model_);
+    l2_ = new QCheckBox(QStringLiteral("L2 cache (sim)"), this);
+    l2_->setChecked(true);
+    l2_->setToolTip(QStringLiteral("Simulator only. Off: every global load reaches HBM (then the simulator's bytes equal the analytic model's)."));
+    connect(l2_, &QCheckBox::toggled, this, &WorkloadPanel::emitChanged);
+    kf->addRow(QString(), l2_);
     layout->addWidget(kernel_group);
 
     auto* shape_group = new QGroupBox(QStringLiteral("Shape"), this);
@@ -161,7 +166,11 @@ WorkloadPanel::WorkloadPanel(QWidget* parent) : QWidget(parent) {
         emitChanged();
     });
     connect(dtype_, &QComboBox::currentIndexChanged, this, &WorkloadPanel::emitChanged);
-    connect(model_, &QComboBox::currentIndexChanged, this, &WorkloadPanel::emitChanged);
+    connect(model_, &QComboBox::currentIndexChanged, this, [this] {
+        l2_->setEnabled(model_->currentText() == QStringLiteral("sim"));
+        emitChanged();
+    });
+    l2_->setEnabled(model_->currentText() == QStringLiteral("sim"));
     connect(profile_, &QComboBox::currentIndexChanged, this, [this](int index) {
         if (profile_->itemText(index) == QString::fromUtf8(kOpenProfileText) && profile_->itemData(index).isNull()) {
             {
@@ -222,6 +231,7 @@ PredictRequest WorkloadPanel::request() const {
     const QVariant path = profile_->itemData(pi);
     r.profile = path.isValid() && !path.isNull() ? path.toString().toStdString() : profile_->currentText().toStdString();
     r.model = model_->currentText().toStdString();
+    r.l2 = l2_->isChecked();
     return r;
 }
 
@@ -256,6 +266,7 @@ void WorkloadPanel::setRequest(const PredictRequest& r) {
         addProfilePath(profile);
     }
     setModel(QString::fromStdString(r.model));
+    l2_->setChecked(r.l2);
     updateFamilyPage();
     updating_ = false;
     emit requestChanged();

@@ -36,6 +36,7 @@ public:
     QSpinBox* tileMBox() const { return tile_m_; }
     QSpinBox* tileNBox() const { return tile_n_; }
     QSpinBox* seqBox() const { return seq_; }
+    QCheckBox* l2Box() const { return l2_; }
 
 signals:
     void requestChanged();
@@ -51,6 +52,7 @@ private:
     QComboBox* dtype_ = nullptr;
     QComboBox* profile_ = nullptr;
     QComboBox* model_ = nullptr;
+    QCheckBox* l2_ = nullptr;
     QStackedWidget* shape_pages_ = nullptr;
     // attention
     QSpinBox* batch_ = nullptr;

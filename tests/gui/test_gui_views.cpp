@@ -2,6 +2,7 @@
 // workload, wait for the worker, and check what the views show against the core / simulator
 // call and against `tilescope predict --format json` when the CLI is built.
 #include <QAction>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QImage>
 #include <QJsonDocument>
@@ -73,6 +74,7 @@ QStringList cli_args(const PredictRequest& r) {
     if (s.tile_n) a << QStringLiteral("--tile-n") << QString::number(*s.tile_n);
     a << QStringLiteral("--gpu") << QString::fromStdString(r.profile) << QStringLiteral("--model") << QString::fromStdString(r.model)
       << QStringLiteral("--format") << QStringLiteral("json");
+    if (r.model == "sim") a << QStringLiteral("--l2") << (r.l2 ? QStringLiteral("on") : QStringLiteral("off"));
     return a;
 }
 
@@ -80,6 +82,37 @@ QStringList cli_args(const PredictRequest& r) {
 
 class TestGuiViews : public QObject {
     Q_OBJECT
+private:
+    // The numbers the metrics table shows equal `tilescope predict --format json` (when built).
+    void compareWithCli(MainWindow& w, const PredictRequest& expected) {
+        const QString cli = gui_test::cli_path();
+        if (cli.isEmpty()) {
+            qInfo("tilescope CLI not built: compared against the core/simulator call only");
+            return;
+        }
+        MetricsModel* m = w.metricsModel();
+        QProcess proc;
+        proc.start(cli, cli_args(expected));
+        QVERIFY(proc.waitForFinished(120000));
+        QVERIFY2(proc.exitCode() == 0, proc.readAllStandardError().constData());
+        const QJsonDocument doc = QJsonDocument::fromJson(proc.readAllStandardOutput());
+        QVERIFY(doc.isObject());
+        const QJsonValue total = doc.object().value(QStringLiteral("total"));
+        QVERIFY(total.isObject());
+        int compared = 0;
+        for (std::size_t i = 0; i < kMetricCount; ++i) {
+            const QString name = QString::fromLatin1(kMetricNames[i].data(), static_cast<qsizetype>(kMetricNames[i].size()));
+            const auto v = find_number(total, name);
+            if (!v) continue;
+            const double shown = m->data(m->index(static_cast<int>(i), MetricsModel::PredictedColumn), RawValueRole).toDouble();
+            QVERIFY2(std::fabs(shown - *v) <= 1e-9 * std::max(1.0, std::fabs(*v)),
+                     qPrintable(QStringLiteral("%1: GUI %2, CLI %3").arg(name).arg(shown, 0, 'g', 17).arg(*v, 0, 'g', 17)));
+            ++compared;
+        }
+        QVERIFY(compared >= 6);
+        qInfo("%d metrics equal to `tilescope %s`", compared, qPrintable(cli_args(expected).join(QLatin1Char(' '))));
+    }
+
 private slots:
     void initTestCase() {
         QStandardPaths::setTestModeEnabled(true);
@@ -113,30 +146,28 @@ private slots:
         QCOMPARE(w.memoryChart()->linkBytes(MemoryChart::Link::l2_sm), t[Metric::lts_t_bytes]);
         QCOMPARE(w.memoryChart()->timeNs(), t[Metric::gpu_time_duration]);
 
-        const QString cli = gui_test::cli_path();
-        if (cli.isEmpty()) {
-            qInfo("tilescope CLI not built: compared against the core/simulator call only");
-            return;
+        compareWithCli(w, expected);
+    }
+
+    void l2OffEqualsAnalyticBytes() {
+        if (!simulator_available()) QSKIP("built without the simulator");
+        MainWindow w(false);
+        w.show();
+        w.panel()->setRequest(small_attention("sim"));
+        QVERIFY(gui_test::wait_prediction(w));
+        w.panel()->l2Box()->setChecked(false);
+        QVERIFY(gui_test::wait_prediction(w));
+        PredictRequest expected = small_attention("sim");
+        expected.l2 = false;
+        PredictRequest analytic = small_attention("analytic");
+        auto a = compute_prediction(analytic);
+        QVERIFY(a.ok());
+        MetricsModel* m = w.metricsModel();
+        for (Metric metric : {Metric::dram_bytes_read, Metric::dram_bytes_write, Metric::lts_t_bytes}) {
+            const double shown = m->data(m->index(static_cast<int>(metric), MetricsModel::PredictedColumn), RawValueRole).toDouble();
+            QCOMPARE(shown, a->prediction.total[metric]);
         }
-        QProcess proc;
-        proc.start(cli, cli_args(expected));
-        QVERIFY(proc.waitForFinished(120000));
-        QCOMPARE(proc.exitCode(), 0);
-        const QJsonDocument doc = QJsonDocument::fromJson(proc.readAllStandardOutput());
-        QVERIFY(doc.isObject());
-        const QJsonValue total = doc.object().value(QStringLiteral("total"));
-        QVERIFY(total.isObject());
-        int compared = 0;
-        for (std::size_t i = 0; i < kMetricCount; ++i) {
-            const QString name = QString::fromLatin1(kMetricNames[i].data(), static_cast<qsizetype>(kMetricNames[i].size()));
-            const auto v = find_number(total, name);
-            if (!v) continue;
-            const double shown = m->data(m->index(static_cast<int>(i), MetricsModel::PredictedColumn), RawValueRole).toDouble();
-            QVERIFY2(std::fabs(shown - *v) <= 1e-9 * std::max(1.0, std::fabs(*v)),
-                     qPrintable(QStringLiteral("%1: GUI %2, CLI %3").arg(name).arg(shown, 0, 'g', 17).arg(*v, 0, 'g', 17)));
-            ++compared;
-        }
-        QVERIFY(compared >= 6);
+        compareWithCli(w, expected);
     }
 
     void badProfileShowsMessage() {
