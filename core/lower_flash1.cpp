@@ -3,17 +3,21 @@
 // One block per (batch, head). Outer loop over K/V tiles of Bc rows (each loaded once into shared
 // memory); inner loop over Q tiles of Br rows: each inner step reads Q_i, O_i (dtype) and l_i, m_i
 // (fp32) from HBM, updates them with the K_j/V_j tile, and writes O_i, l_i, m_i back. O, l and m
-// are assumed initialised (0, 0, -inf) by a memset before the launch; that memset is not counted.
+// start as (0, 0, -inf): on the first outer step (j = 0) they are not read from HBM (nor written
+// to or read from shared memory), as in kernels/attention/flash1. Each warp loads and stores its
+// own 16 query rows, so the inner loop needs no block barrier; one barrier follows the K_j/V_j
+// load and one precedes the next K/V load.
 //
 // Shared memory per block (contract with kernels/attention/flash1):
 //   (Br*d (Q_i) + Br*d (O_i) + 2*Bc*d (K_j, V_j)) * dtype + 2*Br*4 (l_i, m_i).
 //
 // Per outer step j: global loads K_j, V_j (existing rows), smem writes 2*Bc*d*dtype, barrier.
 // Per inner step (i, j) (full-tile rule, lower_detail.hpp):
-//   global loads   Q_i, O_i: existing rows x d*dtype; l_i, m_i: existing rows x 4 B
-//   smem writes    2*Br*d*dtype + 2*Br*4
-//   smem reads     2*Br*d*dtype (Q, O: each warp its rows) + 2*warps*Bc*d*dtype (K, V by every warp)
-//                  + 2*Br*4 (l, m)
+//   global loads   Q_i: existing rows x d*dtype; for j > 0 also O_i (existing rows x d*dtype) and
+//                  l_i, m_i (existing rows x 4 B)
+//   smem writes    Br*d*dtype (+ Br*d*dtype + 2*Br*4 for j > 0)
+//   smem reads     Br*d*dtype (Q: each warp its rows) + 2*warps*Bc*d*dtype (K, V by every warp)
+//                  (+ Br*d*dtype + 2*Br*4 for O, l, m when j > 0)
 //   tensor flops   4*Br*Bc*d        sfu ops  Br*Bc + 2*Br (exp of S - m, two rescale exps)
 //   fp32 ops       4*Br*Bc + 3*Br*d (scale/max/subtract/sum; rescale and combine O, divide by l)
 //   global stores  O_i (existing rows x d*dtype), l_i, m_i (existing rows x 4 B)
@@ -40,6 +44,7 @@ void flash1_program(const Flash1& p, std::int64_t head, std::vector<Step>& out) 
     const double kv_tile_bytes = bc * d * p.dt;
     std::int32_t it = 0;
     for (std::int64_t j = 0; j < p.kv_tiles; ++j) {
+        if (j > 0) push_barrier(out, it);  // every warp is done with K_{j-1}, V_{j-1}
         const std::int64_t k0 = j * p.bc;
         const std::int64_t rk = std::min(p.bc, p.n_kv - k0);
         const std::int64_t kv_off = (head * p.n_kv + k0) * row_bytes;
@@ -53,23 +58,25 @@ void flash1_program(const Flash1& p, std::int64_t head, std::vector<Step>& out) 
             const std::int64_t rq = std::min(p.br, p.n - q0);
             const std::int64_t q_off = (head * p.n + q0) * row_bytes;
             const std::int64_t lm_off = (head * p.n + q0) * 4;
+            const bool carry = j > 0;  // O_i, l_i, m_i hold a previous step's values
             push_load(out, it, kQ, q_off, row_bytes, rq, row_bytes);
             push_smem(out, StepKind::smem_write, it, q_tile_bytes);
-            push_load(out, it, kO, q_off, row_bytes, rq, row_bytes);
-            push_smem(out, StepKind::smem_write, it, q_tile_bytes);
-            push_load(out, it, kL, lm_off, rq * 4, 1, rq * 4);
-            push_smem(out, StepKind::smem_write, it, br * 4);
-            push_load(out, it, kM, lm_off, rq * 4, 1, rq * 4);
-            push_smem(out, StepKind::smem_write, it, br * 4);
-            push_barrier(out, it);
-            push_smem(out, StepKind::smem_read, it, 2.0 * q_tile_bytes + 2.0 * p.warps * kv_tile_bytes + 2.0 * br * 4);
+            if (carry) {
+                push_load(out, it, kO, q_off, row_bytes, rq, row_bytes);
+                push_smem(out, StepKind::smem_write, it, q_tile_bytes);
+                push_load(out, it, kL, lm_off, rq * 4, 1, rq * 4);
+                push_smem(out, StepKind::smem_write, it, br * 4);
+                push_load(out, it, kM, lm_off, rq * 4, 1, rq * 4);
+                push_smem(out, StepKind::smem_write, it, br * 4);
+            }
+            push_smem(out, StepKind::smem_read, it,
+                      q_tile_bytes + 2.0 * p.warps * kv_tile_bytes + (carry ? q_tile_bytes + 2.0 * br * 4 : 0.0));
             push_compute(out, Unit::tensor, it, 4.0 * br * bc * d);
             push_compute(out, Unit::sfu, it, br * bc + 2.0 * br);
             push_compute(out, Unit::fp32, it, 4.0 * br * bc + 3.0 * br * d);
             push_store(out, it, kO, q_off, row_bytes, rq, row_bytes);
             push_store(out, it, kL, lm_off, rq * 4, 1, rq * 4);
             push_store(out, it, kM, lm_off, rq * 4, 1, rq * 4);
-            push_barrier(out, it);
         }
     }
 }
@@ -106,14 +113,20 @@ Result<std::vector<Launch>> lower_flash1(const Workload& w, const Hardware& hw) 
     const double bh = static_cast<double>(p.bh), n_kv = static_cast<double>(p.n_kv), d = static_cast<double>(p.d);
     const double br = static_cast<double>(p.br), bc = static_cast<double>(p.bc), dt = p.dt;
     const double pairs = static_cast<double>(t.pairs), kvt = static_cast<double>(t.kv_tiles);
+    const double qt = static_cast<double>(t.q_tiles), n = static_cast<double>(p.n);
     // Existing query rows summed over processed (i, j) pairs: Br per pair, minus the missing rows
     // of the last q tile, which processes every kv tile (causal too: its last row is N-1).
     const double q_rows = br * pairs - static_cast<double>((t.q_tiles * p.br - p.n) * t.kv_tiles);
     Counts& c = l.counts;
-    c.global_load_bytes = bh * (2.0 * n_kv * d * dt + q_rows * (2.0 * d * dt + 8.0));
+    // Every q tile processes kv tile 0 (causal too), where O, l, m are not read: those are the
+    // pairs (Tq of them, N existing rows) without the carry traffic.
+    const double carry_pairs = pairs - qt, carry_rows = q_rows - n;
+    c.global_load_bytes = bh * (2.0 * n_kv * d * dt + q_rows * d * dt + carry_rows * (d * dt + 8.0));
     c.global_store_bytes = bh * q_rows * (d * dt + 8.0);
-    c.smem_write_bytes = bh * (kvt * 2.0 * bc * d * dt + pairs * (2.0 * br * d * dt + 2.0 * br * 4.0));
-    c.smem_read_bytes = bh * pairs * (2.0 * br * d * dt + 2.0 * p.warps * bc * d * dt + 2.0 * br * 4.0);
+    c.smem_write_bytes =
+        bh * (kvt * 2.0 * bc * d * dt + pairs * br * d * dt + carry_pairs * (br * d * dt + 2.0 * br * 4.0));
+    c.smem_read_bytes =
+        bh * (pairs * (br * d * dt + 2.0 * p.warps * bc * d * dt) + carry_pairs * (br * d * dt + 2.0 * br * 4.0));
     c.flops_tensor = bh * pairs * 4.0 * br * bc * d;
     c.sfu_ops = bh * pairs * (br * bc + 2.0 * br);
     c.flops_fp32 = bh * pairs * (4.0 * br * bc + 3.0 * br * d);

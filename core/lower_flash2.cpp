@@ -10,7 +10,9 @@
 // Per K/V iteration j of one block (full-tile rule, lower_detail.hpp):
 //   global loads   K_j, V_j: existing rows x d*dtype each
 //   smem writes    2*Bc*d*dtype (zero-filled tail)
-//   smem reads     Br*d*dtype (each warp its own Q rows) + 2*warps*Bc*d*dtype (K and V by every warp)
+//   smem reads     2*warps*Bc*d*dtype (K and V by every warp) + Br*d*dtype (each warp its own Q
+//                  rows) when d > 64; for d <= 64 the Q fragments stay in registers, read from
+//                  shared memory once after the prologue (as kernels/attention/flash2 does)
 //   tensor flops   2*Br*Bc*d (S = Q K^T) + 2*Br*Bc*d (O += P V)
 //   sfu ops        Br*Bc (exp of S - m) + Br (exp(m_old - m_new) rescale)
 //   fp32 ops       4*Br*Bc (scale, row max, subtract, row sum) + Br*d (rescale O)
@@ -29,6 +31,7 @@ struct Flash2 {
     std::int64_t bh, n, n_kv, d, br, bc, q_tiles, kv_tiles;
     int warps, dt;
     bool causal;
+    bool q_in_registers;  // d <= 64: Q fragments loaded from smem once, kept in registers
 };
 
 enum : std::uint32_t { kQ = 0, kK = 1, kV = 2, kO = 3, kLse = 4 };
@@ -45,6 +48,11 @@ void flash2_program(const Flash2& p, std::int64_t item, std::vector<Step>& out) 
 
     push_load(out, 0, kQ, (head * p.n + q0) * row_bytes, row_bytes, rq, row_bytes);
     push_smem(out, StepKind::smem_write, 0, br * d * p.dt);
+    const double q_read_per_iteration = p.q_in_registers ? 0.0 : br * d * p.dt;
+    if (p.q_in_registers) {
+        push_barrier(out, 0);
+        push_smem(out, StepKind::smem_read, 0, br * d * p.dt);
+    }
     for (std::int64_t j = 0; j < nkv; ++j) {
         const auto it = static_cast<std::int32_t>(j);
         const std::int64_t k0 = j * p.bc;
@@ -55,7 +63,7 @@ void flash2_program(const Flash2& p, std::int64_t item, std::vector<Step>& out) 
         push_load(out, it, kV, kv_off, row_bytes, rk, row_bytes);
         push_smem(out, StepKind::smem_write, it, tile_kv_bytes);
         push_barrier(out, it);
-        push_smem(out, StepKind::smem_read, it, br * d * p.dt + 2.0 * p.warps * tile_kv_bytes);
+        push_smem(out, StepKind::smem_read, it, q_read_per_iteration + 2.0 * p.warps * tile_kv_bytes);
         push_compute(out, Unit::tensor, it, 4.0 * br * bc * d);
         push_compute(out, Unit::sfu, it, br * bc + br);
         push_compute(out, Unit::fp32, it, 4.0 * br * bc + br * d);
@@ -80,6 +88,7 @@ Result<std::vector<Launch>> lower_flash2(const Workload& w, const Hardware& hw) 
     p.warps = w.tile.warps;
     p.dt = dtype_bytes(w.dtype);
     p.causal = w.causal;
+    p.q_in_registers = p.d <= 64;
     const AttentionTiles t = attention_tiles(p.n, p.n_kv, p.br, p.bc, p.causal);
     p.q_tiles = t.q_tiles;
     p.kv_tiles = t.kv_tiles;
@@ -107,7 +116,8 @@ Result<std::vector<Launch>> lower_flash2(const Workload& w, const Hardware& hw) 
     c.global_load_bytes = bh * (n * d * dt + 2.0 * kv_rows * d * dt);
     c.global_store_bytes = bh * (n * d * dt + n * 4.0);
     c.smem_write_bytes = bh * (qt * br * d * dt + pairs * 2.0 * bc * d * dt);
-    c.smem_read_bytes = bh * pairs * (br * d * dt + 2.0 * p.warps * bc * d * dt);
+    c.smem_read_bytes = p.q_in_registers ? bh * (qt * br * d * dt + pairs * 2.0 * p.warps * bc * d * dt)
+                                         : bh * pairs * (br * d * dt + 2.0 * p.warps * bc * d * dt);
     c.flops_tensor = bh * pairs * 4.0 * br * bc * d;
     c.sfu_ops = bh * (pairs * (br * bc + br) + qt * 2.0 * br);
     c.flops_fp32 = bh * (pairs * (4.0 * br * bc + br * d) + qt * br * d);
