@@ -1,11 +1,15 @@
 // Measuring the validation data set on the local GPU (CUDA builds with the kernels library):
-// microbenchmarks first, then every case of validate/dataset_cases.hpp (or only the training
-// cases), one JSON object per line, flushed per case so a killed run keeps what it measured.
+// microbenchmarks first, then the cases of validate/dataset_cases.hpp (all, or only the
+// training cases) from the cheapest to the most expensive (by the analytic model's time on
+// `hw`), one JSON object per line, flushed per case, so a run stopped by its time budget
+// (or killed) keeps everything measured so far and says in the file what it skipped.
 #pragma once
 
 #include <cstddef>
 #include <ostream>
 #include <string>
+
+#include "core/hardware.hpp"
 
 namespace tilescope {
 
@@ -15,6 +19,14 @@ struct MeasureDatasetResult {
     std::size_t records = 0;   // lines written
 };
 
-MeasureDatasetResult measure_dataset(const std::string& path, bool training_only, int repeats, std::ostream& log);
+struct MeasureDatasetOptions {
+    bool training_only = false;
+    int repeats = 5;           // timed repeats per case (median)
+    int warmup = 2;
+    double time_budget_s = 0;  // 0 = none; else cases left when it runs out are written as skipped
+};
+
+MeasureDatasetResult measure_dataset(const std::string& path, const Hardware& hw,
+                                     const MeasureDatasetOptions& options, std::ostream& log);
 
 }  // namespace tilescope

@@ -71,6 +71,8 @@ int run_calibrate(int argc, char** argv) {
         ("max-fit-cases", po::value<int>()->default_value(0),
          "0 = every training case, else a fixed subset of this size (by FNV-1a of the case name)")
         ("repeats", po::value<int>()->default_value(5), "measuring: timed repeats per case (median)")
+        ("time-budget-s", po::value<double>()->default_value(0.0),
+         "measuring: stop starting new cases after this many seconds (0 = no limit); the rest are listed as skipped")
         ("jobs", po::value<int>()->default_value(static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))),
          "prediction threads");
     po::variables_map vm;
@@ -100,9 +102,13 @@ int run_calibrate(int argc, char** argv) {
     const int repeats = vm["repeats"].as<int>();
     if (repeats < 1 || repeats > 1000) return fail(2, "calibrate: --repeats must be in [1, 1000] (got " + std::to_string(repeats) + ")");
 
+    MeasureDatasetOptions mo;
+    mo.repeats = repeats;
+    mo.time_budget_s = vm["time-budget-s"].as<double>();
+    if (!(mo.time_budget_s >= 0)) return fail(2, "calibrate: --time-budget-s must be >= 0");
     if (vm.count("measure-dataset") != 0) {
         const std::string path = vm["measure-dataset"].as<std::string>();
-        const MeasureDatasetResult m = measure_dataset(path, /*training_only=*/false, repeats, std::cerr);
+        const MeasureDatasetResult m = measure_dataset(path, *base, mo, std::cerr);
         if (m.code != 0) return fail(m.code, "calibrate: " + m.message);
         std::cout << "wrote " << m.records << " records to " << path << "\n";
         return 0;
@@ -114,7 +120,8 @@ int run_calibrate(int argc, char** argv) {
         if (!data) return fail(2, data.error().message);
     } else {
         const std::string tmp = (std::filesystem::temp_directory_path() / "tilescope_calibrate_training.jsonl").string();
-        const MeasureDatasetResult m = measure_dataset(tmp, /*training_only=*/true, repeats, std::cerr);
+        mo.training_only = true;
+        const MeasureDatasetResult m = measure_dataset(tmp, *base, mo, std::cerr);
         if (m.code != 0) return fail(m.code, "calibrate: " + m.message);
         data = validate::load_dataset(tmp);
         if (!data) return fail(1, data.error().message);

@@ -176,10 +176,13 @@ std::string report_markdown(const Report& r, const std::vector<std::string>& plo
     std::ostringstream o;
     o << "# tilescope validation: model `" << r.model << "` on `" << r.gpu << "`\n\n";
     o << "Measurements: `" << r.measurements << "`";
-    if (auto it = r.provenance.find("gpu"); it != r.provenance.end()) o << " (GPU: " << it->second;
-    if (auto it = r.provenance.find("driver"); it != r.provenance.end()) o << ", driver " << it->second;
-    if (r.provenance.count("gpu") != 0) o << ")";
-    o << ".\n\n" << r.cases.size() << " cases; split rule: a case is *train* iff FNV-1a-64 of its sweep key "
+    o << ".\n\n";
+    if (!r.provenance.empty()) {
+        o << "| measured on | |\n|---|---|\n";
+        for (const auto& [k, v] : r.provenance) o << "| " << k << " | " << v << " |\n";
+        o << "\n";
+    }
+    o << r.cases.size() << " cases; split rule: a case is *train* iff FNV-1a-64 of its sweep key "
       << "(the case without its tile) is even, *held-out* otherwise. Calibration saw train cases only.\n\n";
     o << "## Targets (held-out)\n\n| check | value | target | result |\n|---|---|---|---|\n";
     for (const auto& c : r.checks) {
