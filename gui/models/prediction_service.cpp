@@ -18,6 +18,43 @@ bool simulator_available() {
 #endif
 }
 
+WorkloadSpec spec_from_workload(const Workload& w) {
+    WorkloadSpec s;
+    s.kernel = std::string(to_string(w.kernel));
+    s.dtype = std::string(to_string(w.dtype));
+    switch (w.kernel) {
+    case KernelFamily::attention_naive:
+    case KernelFamily::attention_flash1:
+    case KernelFamily::attention_flash2:
+        s.batch = w.batch;
+        s.heads = w.heads;
+        s.seq = w.seq_q;
+        if (w.seq_kv != w.seq_q) s.seq_kv = w.seq_kv;
+        s.head_dim = w.head_dim;
+        s.causal = w.causal;
+        if (w.kernel == KernelFamily::attention_naive) s.variant = std::string(to_string(w.variant));
+        break;
+    case KernelFamily::gemm:
+        s.m = w.m;
+        s.n = w.n;
+        s.k = w.k;
+        s.raster = std::string(to_string(w.raster));
+        break;
+    case KernelFamily::softmax:
+        s.rows = w.rows;
+        s.cols = w.cols;
+        s.variant = std::string(to_string(w.variant));
+        break;
+    }
+    s.tile_m = w.tile.m;
+    s.tile_n = w.tile.n;
+    if (w.tile.k > 0) s.tile_k = w.tile.k;
+    s.stages = w.tile.stages;
+    s.warps = w.tile.warps;
+    if (w.persistent) s.persistent = true;
+    return s;
+}
+
 std::vector<std::string> available_models() {
     std::vector<std::string> models;
     if (simulator_available()) models.emplace_back("sim");

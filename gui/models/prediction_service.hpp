@@ -33,6 +33,9 @@ struct PredictionSnapshot {
 };
 using SnapshotPtr = std::shared_ptr<const PredictionSnapshot>;
 
+// The raw spec that make_workload() turns back into `w` (every field explicit).
+WorkloadSpec spec_from_workload(const Workload& w);
+
 // Models this build can run: "analytic" always, "sim" when built with the simulator.
 std::vector<std::string> available_models();
 bool simulator_available();

@@ -72,7 +72,10 @@ TeachingRun run_teaching(const TeachingConfig& cfg) {
         for (int j = 0; j < run.kv_tiles; ++j) {
             counters.hbm_read_bytes += 2 * tile_kv_bytes;    // K_j, V_j
             counters.smem_write_bytes += 2 * tile_kv_bytes;
-            counters.smem_read_bytes += tile_q_bytes + 2.0 * cfg.warps * tile_kv_bytes;  // Q_i; K_j, V_j per warp
+            // K_j and V_j are read by every warp; Q_i (each warp its own rows) every step when
+            // d > 64, but only once per block when d <= 64 (its fragments then stay in registers).
+            counters.smem_read_bytes += 2.0 * cfg.warps * tile_kv_bytes;
+            if (j == 0 || d > 64) counters.smem_read_bytes += tile_q_bytes;
             for (int rr = 0; rr < cfg.br; ++rr) {
                 const int r = i * cfg.br + rr;
                 std::vector<double> s(static_cast<std::size_t>(cfg.bc));

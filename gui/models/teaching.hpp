@@ -7,8 +7,9 @@
 //   l' = l·exp(m − m') + Σ_c exp(s_c − m')
 //   o' = o·exp(m − m') + Σ_c exp(s_c − m')·v_c          and at the end  O_r = o / l.
 // Byte counters follow the same loop: HBM reads of Q_i once per block and K_j, V_j per step,
-// shared-memory writes of every tile loaded, shared-memory reads per step of Q_i (each warp its
-// own rows) and K_j, V_j (read by every warp) -- the same accounting as core/lower_flash2.cpp,
+// shared-memory writes of every tile loaded, shared-memory reads of K_j, V_j per step (by every
+// warp) and of Q_i (each warp its own rows; per step for d > 64, once per block for d <= 64 where
+// Q stays in registers) -- the same accounting as core/lower_flash2.cpp, which a test checks,
 // HBM writes of O_i (dtype) and logsumexp (fp32) when a block finishes.
 #pragma once
 

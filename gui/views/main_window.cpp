@@ -421,15 +421,19 @@ Status MainWindow::loadMeasurement(const QString& path) {
     }
     measurement_ = m.value();
     measurement_label_ = QFileInfo(path).fileName();
+    // Predict the measured workload (on its GPU's profile when that is bundled) so the two line up.
+    PredictRequest r = panel_->request();
+    r.spec = spec_from_workload(measurement_->workload);
+    for (const std::string& name : list_bundled_profiles())
+        if (name == measurement_->gpu) r.profile = name;
+    panel_->setRequest(r);
     metrics_model_->setMeasurement(measurement_);
     memory_chart_->setMeasurement(measurement_);
     clear_measurement_action_->setEnabled(true);
-    statusBar()->showMessage(QStringLiteral("Loaded measurement %1").arg(path), 5000);
-    if (snapshot_ && describe(measurement_->workload) != describe(snapshot_->workload))
-        showBanner(QStringLiteral("Note: the loaded measurement (%1) is for %2, the prediction for %3.")
-                       .arg(measurement_label_, QString::fromStdString(describe(measurement_->workload)),
-                            QString::fromStdString(describe(snapshot_->workload))),
-                   false);
+    statusBar()->showMessage(QStringLiteral("Loaded measurement %1 (%2 on %3)")
+                                 .arg(path, QString::fromStdString(describe(measurement_->workload)),
+                                      QString::fromStdString(measurement_->gpu)),
+                             8000);
     return {};
 }
 

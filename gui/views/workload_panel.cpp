@@ -111,6 +111,11 @@ WorkloadPanel::WorkloadPanel(QWidget* parent) : QWidget(parent) {
         f->addRow(QStringLiteral("seq (N)"), seq_);
         f->addRow(QStringLiteral("head-dim (d)"), head_dim_);
         f->addRow(QString(), causal_);
+        attn_variant_ = new QComboBox(this);
+        attn_variant_->addItems({QStringLiteral("safe"), QStringLiteral("online")});
+        attn_variant_->setToolTip(QStringLiteral("attention-naive only: the softmax launch (safe = 3 passes over S, online = 2)"));
+        connect(attn_variant_, &QComboBox::currentIndexChanged, this, &WorkloadPanel::emitChanged);
+        f->addRow(QStringLiteral("softmax"), attn_variant_);
         shape_pages_->addWidget(page);
     }
     {
@@ -191,6 +196,10 @@ void WorkloadPanel::updateFamilyPage() {
     if (k.startsWith(QStringLiteral("attention"))) shape_pages_->setCurrentIndex(0);
     else if (k == QStringLiteral("gemm")) shape_pages_->setCurrentIndex(1);
     else shape_pages_->setCurrentIndex(2);
+    // Fields a family does not take are disabled (make_workload() rejects them).
+    const bool naive = k == QStringLiteral("attention-naive");
+    attn_variant_->setEnabled(naive);
+    tile_k_->setEnabled(naive || k == QStringLiteral("gemm"));
 }
 
 void WorkloadPanel::emitChanged() {
@@ -208,6 +217,7 @@ PredictRequest WorkloadPanel::request() const {
         r.spec.seq = seq_->value();
         r.spec.head_dim = head_dim_->currentText().toLongLong();
         r.spec.causal = causal_->isChecked();
+        if (k == QStringLiteral("attention-naive")) r.spec.variant = attn_variant_->currentText().toStdString();
     } else if (k == QStringLiteral("gemm")) {
         r.spec.m = gemm_m_->value();
         r.spec.n = gemm_n_->value();
@@ -224,7 +234,7 @@ PredictRequest WorkloadPanel::request() const {
     };
     r.spec.tile_m = tile(tile_m_);
     r.spec.tile_n = tile(tile_n_);
-    r.spec.tile_k = tile(tile_k_);
+    if (tile_k_->isEnabled()) r.spec.tile_k = tile(tile_k_);
     r.spec.stages = tile(stages_);
     r.spec.warps = tile(warps_);
     const int pi = profile_->currentIndex();
@@ -253,7 +263,10 @@ void WorkloadPanel::setRequest(const PredictRequest& r) {
     if (r.spec.raster) raster_->setCurrentText(QString::fromStdString(*r.spec.raster));
     set(rows_, r.spec.rows);
     set(cols_, r.spec.cols);
-    if (r.spec.variant) variant_->setCurrentText(QString::fromStdString(*r.spec.variant));
+    if (r.spec.variant) {
+        variant_->setCurrentText(QString::fromStdString(*r.spec.variant));
+        attn_variant_->setCurrentText(QString::fromStdString(*r.spec.variant));
+    }
     tile_m_->setValue(static_cast<int>(r.spec.tile_m.value_or(0)));
     tile_n_->setValue(static_cast<int>(r.spec.tile_n.value_or(0)));
     tile_k_->setValue(static_cast<int>(r.spec.tile_k.value_or(0)));

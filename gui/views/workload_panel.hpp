@@ -60,6 +60,7 @@ private:
     QSpinBox* seq_ = nullptr;
     QComboBox* head_dim_ = nullptr;
     QCheckBox* causal_ = nullptr;
+    QComboBox* attn_variant_ = nullptr;  // naive attention's softmax launch
     // gemm
     QSpinBox* gemm_m_ = nullptr;
     QSpinBox* gemm_n_ = nullptr;

@@ -61,6 +61,18 @@ private slots:
             QCOMPARE(snap->prediction.total.values[i], direct.total.values[i]);
     }
 
+    void specFromWorkloadRoundTrips() {
+        for (const char* kernel : {"attention-naive", "attention-flash1", "attention-flash2", "gemm", "softmax"}) {
+            WorkloadSpec spec;
+            spec.kernel = kernel;
+            auto w = make_workload(spec);
+            QVERIFY2(w.ok(), kernel);
+            auto back = make_workload(spec_from_workload(w.value()));
+            QVERIFY2(back.ok(), back.ok() ? kernel : back.error().message.c_str());
+            QCOMPARE(describe(back.value()), describe(w.value()));
+        }
+    }
+
     void badProfileAndIllegalTileAreErrors() {
         PredictRequest r = attention_request("analytic");
         r.profile = "no-such-gpu";

@@ -361,6 +361,8 @@ private slots:
             f.write(QByteArray::fromStdString(to_json(measured)));
         }
         QVERIFY(w.loadMeasurement(path).ok());
+        QVERIFY(gui_test::wait_prediction(w));  // the panel now shows the measured workload
+        QCOMPARE(describe(w.snapshot()->workload), describe(measured.workload));
         const double pred = w.memoryChart()->linkBytes(MemoryChart::Link::hbm_l2);
         const double meas = w.memoryChart()->linkBytes(MemoryChart::Link::hbm_l2, true);
         QVERIFY(std::fabs(meas / pred - 1.25) < 1e-9);
