@@ -421,6 +421,7 @@ Status MainWindow::loadMeasurement(const QString& path) {
     }
     measurement_ = m.value();
     measurement_label_ = QFileInfo(path).fileName();
+    hideBanner();
     // Predict the measured workload (on its GPU's profile when that is bundled) so the two line up.
     PredictRequest r = panel_->request();
     r.spec = spec_from_workload(measurement_->workload);

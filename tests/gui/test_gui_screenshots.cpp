@@ -98,6 +98,26 @@ private slots:
         shoot(w, QStringLiteral("illegal-tile"));
     }
 
+    void measuredOverlay() {
+        // A committed real measurement (profiles/measurements/, written by `tilescope measure` on the
+        // lent GPU) overlaid on its prediction. Only real files are used; none -> skipped.
+        const QDir dir(QStringLiteral(TILESCOPE_SOURCE_DIR "/profiles/measurements"));
+        const QStringList files = dir.entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name);
+        MainWindow w(false);
+        w.resize(1500, 950);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        for (const QString& f : files) {
+            if (!w.loadMeasurement(dir.filePath(f)).ok()) continue;  // e.g. a sweep file (JSONL)
+            QVERIFY(gui_test::wait_prediction(w));
+            if (!w.snapshot()) continue;
+            w.tabs()->setCurrentIndex(MainWindow::MemoryPage);
+            shoot(w, QStringLiteral("memory-measured"));
+            return;
+        }
+        QSKIP("no single-workload measurement JSON under profiles/measurements");
+    }
+
     void cleanupTestCase() {
         const QByteArray copy = qgetenv("TILESCOPE_SCREENSHOT_COPY_DIR");
         if (copy.isEmpty()) return;
