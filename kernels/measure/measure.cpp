@@ -29,12 +29,10 @@ const std::vector<std::string>& counter_metrics() {
         "dram__bytes_write.sum",
         "lts__t_bytes.sum",
         "gpu__time_duration.sum",
-        "sm__sass_data_bytes_mem_shared_op_ld.sum",
-        "sm__sass_data_bytes_mem_shared_op_ldsm.sum",
-        "sm__sass_data_bytes_mem_shared_op_st.sum",
-        "sm__sass_data_bytes_mem_shared_op_ldgsts.sum",
         "l1tex__data_pipe_lsu_wavefronts_mem_shared_cmd_read.sum",
         "l1tex__data_pipe_lsu_wavefronts_mem_shared_cmd_write.sum",
+        "smsp__inst_executed_op_ldgsts.sum",
+        "sm__inst_executed_op_ldsm.sum",
         "sm__inst_executed_pipe_tensor_op_hmma.sum",
         "sm__inst_executed_pipe_xu.sum",
         "sm__sass_thread_inst_executed_op_ffma_pred_on.sum",
@@ -315,10 +313,11 @@ Result<Measurement> Measurer::measure(const Workload& w) {
             lr.metrics[Metric::dram_bytes_read] = get("dram__bytes_read.sum");
             lr.metrics[Metric::dram_bytes_write] = get("dram__bytes_write.sum");
             lr.metrics[Metric::lts_t_bytes] = get("lts__t_bytes.sum");
-            lr.metrics[Metric::smem_bytes_read] =
-                get("sm__sass_data_bytes_mem_shared_op_ld.sum") + get("sm__sass_data_bytes_mem_shared_op_ldsm.sum");
-            lr.metrics[Metric::smem_bytes_write] =
-                get("sm__sass_data_bytes_mem_shared_op_st.sum") + get("sm__sass_data_bytes_mem_shared_op_ldgsts.sum");
+            const double wf_read = get("l1tex__data_pipe_lsu_wavefronts_mem_shared_cmd_read.sum");
+            const double wf_write = get("l1tex__data_pipe_lsu_wavefronts_mem_shared_cmd_write.sum");
+            const double ldgsts = get("smsp__inst_executed_op_ldgsts.sum");
+            lr.metrics[Metric::smem_bytes_read] = wf_read * 128.0;
+            lr.metrics[Metric::smem_bytes_write] = wf_write * 128.0 + ldgsts * 512.0;
             lr.metrics[Metric::flops_tensor] = get("sm__inst_executed_pipe_tensor_op_hmma.sum") * 4096.0;
             lr.metrics[Metric::flops_fp32] = 2.0 * get("sm__sass_thread_inst_executed_op_ffma_pred_on.sum") +
                                              get("sm__sass_thread_inst_executed_op_fadd_pred_on.sum") +
@@ -326,8 +325,10 @@ Result<Measurement> Measurer::measure(const Workload& w) {
             lr.metrics[Metric::flops] = lr.metrics[Metric::flops_tensor] + lr.metrics[Metric::flops_fp32];
             lr.metrics[Metric::sfu_ops] = get("sm__inst_executed_pipe_xu.sum") * 32.0;
             lr.extra["cupti_gpu_time_duration_ns"] = get("gpu__time_duration.sum");
-            lr.extra["smem_wavefronts_read"] = get("l1tex__data_pipe_lsu_wavefronts_mem_shared_cmd_read.sum");
-            lr.extra["smem_wavefronts_write"] = get("l1tex__data_pipe_lsu_wavefronts_mem_shared_cmd_write.sum");
+            lr.extra["smem_wavefronts_read"] = wf_read;
+            lr.extra["smem_wavefronts_write"] = wf_write;
+            lr.extra["ldgsts_warp_instructions"] = ldgsts;
+            lr.extra["ldsm_warp_instructions"] = get("sm__inst_executed_op_ldsm.sum");
             const double hbm = lr.metrics[Metric::dram_bytes_read] + lr.metrics[Metric::dram_bytes_write];
             lr.extra["hbm_bytes_per_s"] = hbm / (t_ns * 1e-9);
             lr.extra["l2_bytes_per_s"] = lr.metrics[Metric::lts_t_bytes] / (t_ns * 1e-9);

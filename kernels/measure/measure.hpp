@@ -9,10 +9,14 @@
 //
 // Counter -> metric mapping (H100 / sm_90 names; per range):
 //   dram__bytes_read.sum, dram__bytes_write.sum, lts__t_bytes.sum   as is
-//   smem__bytes_read.sum  = sm__sass_data_bytes_mem_shared_op_ld.sum + ..._op_ldsm.sum
-//                           (LDS + LDSM/ldmatrix bytes; no hardware "smem__bytes_read" exists)
-//   smem__bytes_write.sum = sm__sass_data_bytes_mem_shared_op_st.sum + ..._op_ldgsts.sum
-//                           (STS + LDGSTS/cp.async bytes landing in shared memory)
+//   smem__bytes_read.sum  = l1tex__data_pipe_lsu_wavefronts_mem_shared_cmd_read.sum * 128
+//                           (a wavefront is one pass of the 128-B shared-memory data path: LDS and
+//                           LDSM/ldmatrix; equals bytes for conflict-free 16-B / ldmatrix access,
+//                           bank conflicts and narrow accesses inflate it; no hardware counter
+//                           "smem__bytes_read" exists, and the sass byte counters read 0 for LDSM)
+//   smem__bytes_write.sum = ..._cmd_write.sum * 128 (STS) + smsp__inst_executed_op_ldgsts.sum * 512
+//                           (cp.async does not appear in the LSU write wavefronts; every cp.async in
+//                           kernels/ is 16 B per lane with full warps, so one LDGSTS = 512 B)
 //   flops_tensor          = sm__inst_executed_pipe_tensor_op_hmma.sum * 4096
 //                           (each HMMA.16816 warp instruction is 16*8*16 FMAs = 4096 flops)
 //   flops_fp32            = 2 * ffma + fadd + fmul thread instructions (sm__sass_thread_inst_executed_op_*_pred_on.sum)

@@ -6,7 +6,7 @@
 //        [--seq-kv N] [--dtype fp16|bf16] [--causal] [--repeats 20] [--warmup 3] [--no-counters]
 //        [--no-flush]   (gemm: --m --n --k --raster; softmax: --rows --cols --variant)
 //   tilescope-kernel-bench attention-table [--repeats 10] [--no-counters]
-//        naive vs flash2 (several tiles) for 16k tokens per batch, hidden 2048, N 512..16384,
+//        naive vs flash2 (all nine tiles) for 16k tokens per batch, hidden 2048, N 512..16384,
 //        d 64 and 128, fp16 (the README's comparison)
 //   tilescope-kernel-bench microbench      HBM copy, L2, shared memory, latency, tensor peak
 //   tilescope-kernel-bench copy-check [--bytes N]   CUPTI dram bytes of a streaming copy vs N
@@ -221,9 +221,9 @@ int cmd_attention_table(const Args& a) {
             std::vector<Workload> ws;
             ws.push_back(attention_workload(KernelFamily::attention_naive, b, h, n, d, 128, 128, 32, 2, 8, causal,
                                             DType::fp16));
-            const std::vector<std::pair<int, int>> tiles =
-                d == 64 ? std::vector<std::pair<int, int>>{{128, 64}, {128, 128}, {64, 64}, {64, 128}}
-                        : std::vector<std::pair<int, int>>{{128, 64}, {128, 32}, {64, 64}, {64, 128}};
+            std::vector<std::pair<int, int>> tiles;
+            for (int br : {32, 64, 128})
+                for (int bc : {32, 64, 128}) tiles.emplace_back(br, bc);
             for (auto [br, bc] : tiles)
                 ws.push_back(attention_workload(KernelFamily::attention_flash2, b, h, n, d, br, bc, 0, 2, br / 16,
                                                 causal, DType::fp16));
