@@ -1,9 +1,11 @@
 #include "gui/models/tile_map.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <sstream>
+#include <thread>
 #include <utility>
 
 #include "core/metrics.hpp"
@@ -29,18 +31,26 @@ Result<TileMap> compute_tile_map(const PredictRequest& base, const std::vector<i
         map.selected_m = w->tile.m;
         map.selected_n = w->tile.n;
     }
-    const int total = static_cast<int>(sizes.size() * sizes.size());
-    int done = 0;
-    for (int tm : sizes) {
-        for (int tn : sizes) {
-            if (cancelled && cancelled()) return make_error("tile map cancelled");
+    // Cells are independent: spread them over the cores (workers take the next cell index);
+    // results land at their index, so the map is the same for any number of threads.
+    const std::size_t total = sizes.size() * sizes.size();
+    map.cells.resize(total);
+    std::atomic<std::size_t> next{0};
+    std::atomic<int> done{0};
+    std::atomic<bool> stopped{false};
+    auto work = [&]() {
+        for (std::size_t i = next++; i < total; i = next++) {
+            if (stopped.load() || (cancelled && cancelled())) {
+                stopped = true;
+                return;
+            }
             PredictRequest req = base;
-            req.spec.tile_m = tm;
-            req.spec.tile_n = tn;
+            req.spec.tile_m = sizes[i / sizes.size()];
+            req.spec.tile_n = sizes[i % sizes.size()];
             req.timeline = false;  // the map needs totals only
-            TileCell cell;
-            cell.tile_m = tm;
-            cell.tile_n = tn;
+            TileCell& cell = map.cells[i];
+            cell.tile_m = static_cast<int>(*req.spec.tile_m);
+            cell.tile_n = static_cast<int>(*req.spec.tile_n);
             auto snap = compute_prediction(req, hw.value());
             if (snap) {
                 const Metrics& t = snap->prediction.total;
@@ -51,11 +61,16 @@ Result<TileMap> compute_tile_map(const PredictRequest& base, const std::vector<i
             } else {
                 cell.reason = snap.error().message;
             }
-            map.cells.push_back(std::move(cell));
-            ++done;
-            if (progress) progress(done, total);
+            const int d = ++done;
+            if (progress) progress(d, static_cast<int>(total));
         }
-    }
+    };
+    const unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+    work();
+    for (std::thread& t : pool) t.join();
+    if (stopped.load()) return make_error("tile map cancelled");
     return map;
 }
 

@@ -37,7 +37,8 @@ struct TileMap {
 // Powers of two 16..256.
 std::vector<int> default_tile_sizes();
 
-// Runs base.model for every (tile-m, tile-n); an illegal cell is kept with its reason.
+// Runs base.model for every (tile-m, tile-n) on all cores (`cancelled` and `progress` are called
+// from several threads); an illegal cell is kept with its reason.
 // Returns an error only when the profile cannot be loaded or the sweep was cancelled.
 Result<TileMap> compute_tile_map(const PredictRequest& base, const std::vector<int>& sizes,
                                  const std::function<bool()>& cancelled,

@@ -133,11 +133,11 @@ private slots:
     void tileMapModelAndCsv() {
         PredictRequest r = attention_request("analytic");
         r.spec.head_dim = 128;
-        int progress_calls = 0;
+        std::atomic<int> progress_calls{0};
         auto map = compute_tile_map(r, default_tile_sizes(), [] { return false; }, [&](int, int) { ++progress_calls; });
         QVERIFY(map.ok());
         QCOMPARE(map->cells.size(), std::size_t{25});
-        QCOMPARE(progress_calls, 25);
+        QCOMPARE(progress_calls.load(), 25);
         // 256 x 256 with d = 128 cannot fit in shared memory: illegal with the core's reason.
         const TileCell& big = map->at(4, 4);
         QCOMPARE(big.tile_m, 256);

@@ -264,6 +264,15 @@ private slots:
         QSignalSpy cancelled(w.tileRunner(), &Runner::cancelled);
         w.computeTileMap();
         QTRY_VERIFY_WITH_TIMEOUT(w.tileMapPage()->cancelButton()->isEnabled(), 5000);
+        // While the sweep runs the event loop stays free: a 10 ms timer keeps ticking.
+        int ticks = 0;
+        QTimer timer;
+        connect(&timer, &QTimer::timeout, [&ticks] { ++ticks; });
+        timer.start(10);
+        QTest::qWait(300);
+        timer.stop();
+        QVERIFY(w.tileRunner()->busy());
+        QVERIFY2(ticks >= 10, qPrintable(QStringLiteral("only %1 timer ticks in 300 ms").arg(ticks)));
         QTest::mouseClick(w.tileMapPage()->cancelButton(), Qt::LeftButton);
         QTRY_COMPARE_WITH_TIMEOUT(cancelled.count(), 1, 120000);
         QVERIFY(!w.tileRunner()->busy());
