@@ -56,7 +56,9 @@ Result<TileMap> compute_tile_map(const PredictRequest& base, const std::vector<i
                 const Metrics& t = snap->prediction.total;
                 cell.legal = true;
                 cell.time_ns = t[Metric::gpu_time_duration];
-                cell.hbm_bytes = t[Metric::dram_bytes_read] + t[Metric::dram_bytes_write];
+                cell.hbm_read_bytes = t[Metric::dram_bytes_read];
+                cell.hbm_write_bytes = t[Metric::dram_bytes_write];
+                cell.hbm_bytes = cell.hbm_read_bytes + cell.hbm_write_bytes;
                 cell.bound = snap->prediction.bound;
             } else {
                 cell.reason = snap.error().message;
@@ -77,13 +79,13 @@ Result<TileMap> compute_tile_map(const PredictRequest& base, const std::vector<i
 std::string tile_map_csv(const TileMap& map) {
     std::ostringstream out;
     out.precision(17);
-    out << "tile_m,tile_n,status,reason,gpu__time_duration.sum,dram__bytes_read.sum+dram__bytes_write.sum,bound\n";
+    out << "tile_m,tile_n,status,reason,gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,bound\n";
     for (const TileCell& c : map.cells) {
         std::string reason = c.reason;
         std::replace(reason.begin(), reason.end(), '"', '\'');
         out << c.tile_m << ',' << c.tile_n << ',' << (c.legal ? "ok" : "illegal") << ",\"" << reason << "\",";
-        if (c.legal) out << c.time_ns << ',' << c.hbm_bytes << ',' << c.bound;
-        else out << ",,";
+        if (c.legal) out << c.time_ns << ',' << c.hbm_read_bytes << ',' << c.hbm_write_bytes << ',' << c.bound;
+        else out << ",,,";
         out << '\n';
     }
     return out.str();

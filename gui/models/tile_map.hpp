@@ -21,6 +21,8 @@ struct TileCell {
     std::string reason;         // why the cell is illegal (core's message)
     double time_ns = 0;         // gpu__time_duration.sum
     double hbm_bytes = 0;       // dram__bytes_read.sum + dram__bytes_write.sum
+    double hbm_read_bytes = 0;  // dram__bytes_read.sum
+    double hbm_write_bytes = 0; // dram__bytes_write.sum
     std::string bound;
 };
 
@@ -44,7 +46,8 @@ Result<TileMap> compute_tile_map(const PredictRequest& base, const std::vector<i
                                  const std::function<bool()>& cancelled,
                                  const std::function<void(int done, int total)>& progress);
 
-// CSV with one header row: tile_m,tile_n,status,reason,gpu__time_duration.sum,dram_bytes,bound
+// CSV with one header row:
+// tile_m,tile_n,status,reason,gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,bound
 std::string tile_map_csv(const TileMap& map);
 
 class TileMapModel : public QAbstractTableModel {

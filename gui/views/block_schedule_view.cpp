@@ -100,6 +100,7 @@ int BlockScheduleView::rows() const { return std::max(extent_.sm_count, 1); }
 void BlockScheduleView::zoomBy(double factor, double at_x) {
     if (factor <= 0 || spans().empty()) return;
     const double full = extent_.end_ns - extent_.start_ns;
+    if (!(full > 1e-3)) return;
     const double t_at = tOf(at_x);
     double width_ns = (t1_ - t0_) / factor;
     width_ns = std::clamp(width_ns, std::max(full * 1e-6, 1e-3), full);
