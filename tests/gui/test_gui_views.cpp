@@ -15,6 +15,7 @@
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTemporaryDir>
+#include <QWheelEvent>
 #include <QtTest>
 
 #include <cmath>
@@ -310,6 +311,21 @@ private slots:
         QVERIFY(!view->aggregated());
         view->panBy(-50);
         view->resetZoom();
+        // The real input path: wheel up zooms in around the cursor, a drag pans.
+        const QPointF mid(view->width() / 2.0, view->height() / 2.0);
+        QWheelEvent wheel(mid, view->mapToGlobal(mid), QPoint(), QPoint(0, 240), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+        QCoreApplication::sendEvent(view, &wheel);
+        const double zoomed = view->visibleEndNs() - view->visibleStartNs();
+        QVERIFY(std::fabs(zoomed * 1.5625 - before) < 1e-6 * before);  // 1.25^2
+        const double start = view->visibleStartNs();
+        QTest::mousePress(view, Qt::LeftButton, Qt::NoModifier, mid.toPoint());
+        QMouseEvent move(QEvent::MouseMove, mid - QPointF(100, 0), view->mapToGlobal(mid - QPointF(100, 0)), Qt::NoButton, Qt::LeftButton,
+                         Qt::NoModifier);
+        QCoreApplication::sendEvent(view, &move);
+        QTest::mouseRelease(view, Qt::LeftButton, Qt::NoModifier, (mid - QPointF(100, 0)).toPoint());
+        QVERIFY(view->visibleStartNs() > start);  // dragged left: later times come into view
+        QTest::mouseDClick(view, Qt::LeftButton, Qt::NoModifier, mid.toPoint());
+        QCOMPARE(view->visibleEndNs() - view->visibleStartNs(), before);
         // Squeezed into a narrow view the bars get thinner than 1.5 px: aggregated drawing.
         view->setMinimumSize(0, 0);
         view->resize(100, 300);
