@@ -170,7 +170,12 @@ void MemoryChart::paintEvent(QPaintEvent*) {
     auto rate_line = [&](const QString& name, Metric m, double peak) {
         const double v = pm[m];
         const double rate = time_ns > 0 ? v / (time_ns * 1e-9) : nan();
-        return QStringLiteral("%1 %2 · %3/s · %4").arg(name, format_count(v), format_count(rate), format_percent(rate / peak));
+        QString text = QStringLiteral("%1 %2 · %3/s · %4").arg(name, format_count(v), format_count(rate), format_percent(rate / peak));
+        if (mm && !std::isnan((*mm)[m])) {
+            const double d = v != 0 ? ((*mm)[m] - v) / v : nan();
+            text += QStringLiteral(" · meas %1 (%2%3)").arg(format_count((*mm)[m]), d >= 0 ? QStringLiteral("+") : QString(), format_percent(d));
+        }
+        return text;
     };
     const std::vector<Box> boxes = {
         {QStringLiteral("HBM"),
@@ -209,7 +214,9 @@ void MemoryChart::paintEvent(QPaintEvent*) {
     };
     std::vector<QRectF> rects;
     for (const Box& b : boxes) {
-        const QRectF r(box_x, y, box_w, b.h);
+        // The compute box is wider: its lines carry three rates (and measured values).
+        const double w = &b == &boxes.back() ? std::min(width() - 2 * margin, std::max(box_w, width() * 0.62)) : box_w;
+        const QRectF r(box_x, y, w, b.h);
         rects.push_back(r);
         p.setPen(QPen(QColor(0x55, 0x55, 0x55), 1.2));
         p.setBrush(b.color);
