@@ -12,13 +12,20 @@ void L2Cache::reset(std::int64_t capacity_bytes, std::int64_t min_chunk_bytes, s
     nodes_.clear();
     free_.clear();
     head_ = tail_ = kNil;
-    // Chunks are never smaller than min_chunk_bytes except the clipped last chunk of a buffer.
-    const std::int64_t max_nodes = capacity_bytes_ / std::max<std::int64_t>(min_chunk_bytes, 1) +
-                                   static_cast<std::int64_t>(buffers) + 2;
-    const std::uint64_t want = std::bit_ceil(static_cast<std::uint64_t>(max_nodes) * 2u);
-    table_.assign(want, 0u);
-    table_mask_ = want - 1;
-    table_shift_ = 64 - std::countr_zero(want);
+    // The hash table starts small and doubles as chunks arrive (kept at most half full). Sizing
+    // it for the bound on live chunks (capacity / min_chunk_bytes + one clipped chunk per
+    // buffer) made it mostly empty and its probes missed the CPU cache.
+    (void)min_chunk_bytes;
+    (void)buffers;
+    live_ = 0;
+    rehash(1024);
+}
+
+void L2Cache::rehash(std::uint64_t slots) {
+    table_.assign(slots, 0u);
+    table_mask_ = slots - 1;
+    table_shift_ = 64 - std::countr_zero(slots);
+    for (std::uint32_t n = head_; n != kNil; n = nodes_[n].next) table_insert(nodes_[n].key, n);
 }
 
 void L2Cache::set_buffer(std::uint32_t id, std::int64_t bytes, std::int64_t chunk_bytes) {
@@ -90,6 +97,7 @@ void L2Cache::evict_one(L2Access& acc) {
     }
     used_bytes_ -= v.bytes;
     table_erase(v.key);
+    --live_;
     list_unlink(victim);
     free_.push_back(victim);
 }
@@ -143,6 +151,7 @@ void L2Cache::touch(std::uint32_t id, std::int64_t begin, std::int64_t end, bool
         used_bytes_ += chunk;
         if (is_store) dirty_bytes_ += chunk;
         else acc.fill_bytes += chunk;
+        if (static_cast<std::uint64_t>(++live_) * 2 > table_.size()) rehash(table_.size() * 2);
         table_insert(key, idx);
         list_push_front(idx);
     }

@@ -28,8 +28,8 @@ struct L2Access {
 
 class L2Cache {
 public:
-    // `min_chunk_bytes` (the smallest chunk of any buffer) and `buffers` (each may add one
-    // clipped chunk) bound the number of chunks the cache can hold, which sizes its hash table.
+    // Empties the cache. `min_chunk_bytes` and `buffers` bound the number of chunks it can hold
+    // (capacity / min_chunk_bytes + one clipped chunk per buffer); the table grows on demand.
     void reset(std::int64_t capacity_bytes, std::int64_t min_chunk_bytes, std::size_t buffers);
 
     // Registers buffer `id` with its size and chunk size. Ids are dense, from 0.
@@ -61,6 +61,7 @@ private:
     std::uint32_t find(std::uint64_t key) const;
     void table_insert(std::uint64_t key, std::uint32_t node);
     void table_erase(std::uint64_t key);
+    void rehash(std::uint64_t slots);
     void list_unlink(std::uint32_t n);
     void list_push_front(std::uint32_t n);
     void evict_one(L2Access& acc);
@@ -78,6 +79,7 @@ private:
     int table_shift_ = 64;
     std::uint64_t table_mask_ = 0;
     std::uint32_t head_ = kNil, tail_ = kNil;
+    std::int64_t live_ = 0;  // chunks in the cache
 };
 
 }  // namespace tilescope::sim
