@@ -1,6 +1,7 @@
 // `tilescope profiles`: the bundled GPU profiles with their key numbers.
 #include <boost/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
@@ -16,15 +17,41 @@ int run_profiles(int argc, char** argv) {
     po::options_description opts("Options");
     opts.add_options()("help,h", "show this help")("format", po::value<std::string>()->default_value("table"),
                                                    "table | json")(
-        "out", po::value<std::string>()->default_value(""), "write to this file instead of stdout");
+        "out", po::value<std::string>()->default_value(""), "write to this file instead of stdout")(
+        "show", po::value<std::string>(), "print every field of one profile (name or path) with its source");
     po::variables_map vm;
     if (Status s = parse_command_line(argc, argv, opts, vm); !s) return cli_fail(2, s.error().message);
     if (vm.count("help")) {
-        print_help(std::cout, "tilescope profiles [--format table|json]", opts);
+        print_help(std::cout, "tilescope profiles [--format table|json] [--show NAME]", opts);
         return 0;
     }
     const std::string format = vm["format"].as<std::string>();
     if (format != "table" && format != "json") return cli_fail(2, "--format must be table or json (got '" + format + "')");
+    if (vm.count("show")) {
+        auto hw = load_hardware(vm["show"].as<std::string>());
+        if (!hw) return cli_fail(2, hw.error().message);
+        const std::string json_text = hardware_to_json(*hw);
+        if (format == "json") {
+            if (Status s = write_output(vm["out"].as<std::string>(), json_text + "\n"); !s)
+                return cli_fail(2, s.error().message);
+            return 0;
+        }
+        const boost::json::object root = boost::json::parse(json_text).as_object();
+        std::string text = hw->name + " (" + hw->display_name + ", compute capability " +
+                           std::to_string(hw->compute_capability) + ")\nfrom " + hw->origin + "\n\n";
+        for (const auto& kv : root) {
+            if (!kv.value().is_object() || !kv.value().as_object().contains("value")) continue;
+            const auto& field = kv.value().as_object();
+            std::string name(kv.key());
+            name.resize(std::max<std::size_t>(name.size(), 40), ' ');
+            std::string value = boost::json::serialize(field.at("value"));
+            value.resize(std::max<std::size_t>(value.size(), 16), ' ');
+            text += name + " " + value + " " + std::string(field.at("source").as_string()) + "\n";
+        }
+        if (hw->calibration.calibrated) text += "\ncalibration: " + boost::json::serialize(root.at("calibration")) + "\n";
+        if (Status s = write_output(vm["out"].as<std::string>(), text); !s) return cli_fail(2, s.error().message);
+        return 0;
+    }
 
     boost::json::array rows;
     std::string table = "profile              GPU                             SMs  HBM GB/s  L2 MB  smem/SM KB  "

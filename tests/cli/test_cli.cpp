@@ -201,6 +201,14 @@ TEST_CASE("compare and profiles", "[cli]") {
     REQUIRE(p.code == 0);
     const auto arr = boost::json::parse(p.out).as_array();
     CHECK(arr.size() >= 4);
+    const Run show = run("profiles --show h100-sxm");
+    REQUIRE(show.code == 0);
+    CHECK(show.out.find("smem_per_block_max_bytes") != std::string::npos);
+    CHECK(show.out.find("232448") != std::string::npos);
+    const Run show_json = run("profiles --show a100-40gb --format json");
+    REQUIRE(show_json.code == 0);
+    CHECK(boost::json::parse(show_json.out).at("sm_count").at("value").as_int64() == 108);
+    expect_bad_input("profiles --show b300");
     const Run pt = run("profiles");
     REQUIRE(pt.code == 0);
     CHECK(pt.out.find("h100-sxm") != std::string::npos);
