@@ -69,7 +69,7 @@ int run_calibrate(int argc, char** argv) {
          "comma-separated Calibration fields to fit (efficiencies without a microbenchmark are added)")
         ("max-evals", po::value<int>()->default_value(defaults.max_evaluations), "Nelder-Mead evaluations")
         ("max-fit-cases", po::value<int>()->default_value(0),
-         "0 = every training case, else a fixed subset of this size (by FNV-1a of the case name)")
+         "0 = every training case, else this many training cases, the cheapest to simulate")
         ("repeats", po::value<int>()->default_value(5), "measuring: timed repeats per case (median)")
         ("time-budget-s", po::value<double>()->default_value(0.0),
          "measuring: stop starting new cases after this many seconds (0 = no limit); the rest are listed as skipped")

@@ -2,6 +2,7 @@
 //
 //   tilescope validate --gpu PROFILE --measurements FILE [--model sim] [--split heldout|train|all]
 //                      [--format table|json|markdown] [--out DIR] [--check] [--jobs N]
+//                      [--save-predictions FILE | --predictions FILE [--verify-sample K]]
 //
 // --out DIR writes DIR/validation.{txt,json} or, for markdown, DIR/README.md plus one PNG
 // scatter plot per metric; without --out the report goes to stdout (markdown without plots).
@@ -17,6 +18,7 @@
 #include "cli/models.hpp"
 #include "core/hardware.hpp"
 #include "validate/dataset.hpp"
+#include "validate/prediction_cache.hpp"
 #include "validate/report_format.hpp"
 #include "validate/validate.hpp"
 
@@ -50,6 +52,11 @@ int run_validate(int argc, char** argv) {
         ("format", po::value<std::string>()->default_value("table"), "table, json or markdown")
         ("out", po::value<std::string>(), "output directory (markdown: README.md + PNG plots)")
         ("check", po::bool_switch(), "exit with code 5 if a held-out target is missed")
+        ("save-predictions", po::value<std::string>(), "also write every case's predictions (JSONL) to this file")
+        ("predictions", po::value<std::string>(),
+         "use stored predictions (from --save-predictions) instead of running the model")
+        ("verify-sample", po::value<int>()->default_value(12),
+         "with --predictions: re-predict this many of the cheapest cases; they must match the stored values")
         ("jobs", po::value<int>()->default_value(static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))),
          "prediction threads");
     po::variables_map vm;
@@ -88,8 +95,22 @@ int run_validate(int argc, char** argv) {
     validate::ValidateOptions vo;
     vo.filter = *filter;
     vo.jobs = jobs;
+    validate::PredictionCache cache;
+    if (vm.count("predictions") != 0) {
+        auto c = validate::load_prediction_cache(vm["predictions"].as<std::string>());
+        if (!c) return fail(2, "validate: " + c.error().message);
+        cache = std::move(*c);
+        vo.cache = &cache;
+        vo.verify_sample = vm["verify-sample"].as<int>();
+        if (vo.verify_sample < 0) return fail(2, "validate: --verify-sample must be >= 0");
+    }
     auto report = validate::run_validation(*data, *hw, model, predict, vo);
     if (!report) return fail(2, report.error().message);
+    if (vm.count("save-predictions") != 0) {
+        const std::string path = vm["save-predictions"].as<std::string>();
+        if (!write_file(path, validate::prediction_cache_jsonl(*report, validate::profile_fingerprint(*hw))))
+            return fail(2, "validate: cannot write " + path);
+    }
 
     std::string text;
     std::vector<std::string> plots;
@@ -119,11 +140,7 @@ int run_validate(int argc, char** argv) {
         std::cout << "wrote " << out_file.string();
         for (const auto& p : plots) std::cout << ", " << p;
         std::cout << "\n";
-        for (const auto& c : report->checks)
-            std::cout << (c.pass ? "  pass  " : "  FAIL  ") << c.what << " = "
-                      << (c.what.find("Spearman") != std::string::npos ? std::to_string(c.value)
-                                                                         : validate::pct(c.value))
-                      << "\n";
+        for (const auto& c : report->checks) std::cout << "  " << validate::check_line(c) << "\n";
     }
     if (vm["check"].as<bool>() && !report->pass) {
         std::cerr << "tilescope: validate: held-out targets missed:";

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "validate/fit.hpp"
+#include "validate/prediction_cache.hpp"
 #include "validate/stats.hpp"
 
 namespace tilescope::validate {
@@ -148,9 +149,11 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
     r.training_cases = train.size();
     if (train.empty()) return make_error("calibrate: the data set " + data.origin + " has no training case with a measured time");
     if (options.max_fit_cases > 0 && static_cast<std::size_t>(options.max_fit_cases) < train.size()) {
-        std::stable_sort(train.begin(), train.end(), [](const Case* a, const Case* b) {
-            return fnv1a64(a->name) < fnv1a64(b->name);
-        });
+        std::vector<std::pair<double, const Case*>> by_cost;
+        for (const Case* c : train) by_cost.emplace_back(simulation_cost(c->measured.workload, base), c);
+        std::stable_sort(by_cost.begin(), by_cost.end(),
+                         [](const auto& a, const auto& b) { return a.first < b.first; });
+        for (std::size_t i = 0; i < train.size(); ++i) train[i] = by_cost[i].second;
         train.resize(static_cast<std::size_t>(options.max_fit_cases));
     }
     std::vector<double> measured;

@@ -43,8 +43,8 @@ Result<double*> calibration_field(Calibration& c, const std::string& name);
 struct CalibrateOptions {
     std::vector<std::string> fit = {"launch_overhead_ns", "block_overhead_ns", "tensor_efficiency"};
     int max_evaluations = 120;   // Nelder-Mead objective evaluations (each predicts every fit case)
-    int max_fit_cases = 0;       // 0 = every training case; else a deterministic subset (by
-                                 // FNV-1a of the case name, smallest first) to bound the cost
+    int max_fit_cases = 0;       // 0 = every training case; else this many training cases, the
+                                 // cheapest to simulate (simulation_cost), to bound the fit's cost
     int jobs = 1;
     std::map<std::string, std::string> provenance;  // merged into the profile's provenance
 };

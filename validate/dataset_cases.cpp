@@ -42,13 +42,14 @@ std::vector<WorkloadSpec> dataset_case_specs() {
     struct Shape {
         std::int64_t m, n, k;
     };
+    // Sizes bounded so that every case simulates in about a second (tiles x K steps <= ~1M).
     constexpr std::array<Shape, 8> kGemm = {{{1024, 1024, 1024},
                                              {2048, 2048, 2048},
                                              {4096, 4096, 4096},
-                                             {8192, 8192, 8192},
+                                             {4096, 1024, 4096},
                                              {16384, 1024, 1024},
                                              {1024, 16384, 1024},
-                                             {2048, 2048, 16384},
+                                             {2048, 2048, 8192},
                                              {8192, 2048, 512}}};
     for (const Shape& g : kGemm)
         for (const std::int64_t tm : {64, 128})

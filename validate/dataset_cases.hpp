@@ -8,7 +8,7 @@
 //     flash1/flash2: every (Br, Bc) in {32, 64, 128}^2 (warps = Br / 16);
 //     naive: every GEMM tile (m, n) in {64, 128}^2 of the kernel menu (tile k 32, stages 2,
 //     8 warps), softmax 1 row per block.
-//   gemm fp16: 8 shapes (square, tall, wide, deep, ragged-free sizes that are multiples of 128)
+//   gemm fp16: 8 shapes (square, tall, wide, deep; multiples of 128, at most 4096^3 of work)
 //     x tiles (m, n) in {64, 128}^2 (k 32, stages 3, 8 warps)  = 32 cases.
 //   softmax fp16: safe and online, 4 shapes x warps {1, 2, 4} (n = warps * 256, 1 row/block).
 #pragma once

@@ -37,12 +37,27 @@ std::string pad(std::string s, std::size_t width) {
     return s;
 }
 
-std::string check_line(const Check& c) {
-    return std::string(c.pass ? "PASS" : "FAIL") + "  " + c.what + " = " +
-           (c.what.find("Spearman") != std::string::npos ? num(c.value, "%.3f") : pct(c.value)) +
-           " (target " + (c.upper ? "<= " : ">= ") +
-           (c.what.find("Spearman") != std::string::npos ? num(c.target, "%.2f") : pct(c.target)) + ")";
+bool is_flag_check(const Check& c) { return c.what.rfind("stored predictions", 0) == 0; }
+
+std::string check_value(const Check& c) {
+    if (is_flag_check(c)) return c.pass ? "yes" : "no";
+    return c.what.find("Spearman") != std::string::npos ? num(c.value, "%.3f") : pct(c.value);
 }
+
+std::string check_target(const Check& c) {
+    if (is_flag_check(c)) return "yes";
+    return std::string(c.upper ? "<= " : ">= ") +
+           (c.what.find("Spearman") != std::string::npos ? num(c.target, "%.2f") : pct(c.target));
+}
+
+}  // namespace
+
+std::string check_line(const Check& c) {
+    return std::string(c.pass ? "PASS" : "FAIL") + "  " + c.what + " = " + check_value(c) + " (target " +
+           check_target(c) + ")";
+}
+
+namespace {
 
 const SplitSummary& summary_of(const Report& r, const std::string& which) {
     if (which == "train") return r.train;
@@ -90,7 +105,8 @@ std::string pct(double fraction) {
 std::string report_table(const Report& r) {
     std::ostringstream o;
     o << "validate: model " << r.model << " on " << r.gpu << ", measurements " << r.measurements << "\n";
-    o << "cases: " << r.cases.size() << " (" << r.skipped.size() << " dataset lines skipped)\n\n";
+    o << "cases: " << r.cases.size() << " (" << r.skipped.size() << " dataset lines skipped); predictions: "
+      << r.predictions_source << "\n\n";
     o << pad("metric", 26) << pad("split", 9) << pad("n", 6) << pad("MAPE", 10) << pad("median", 10)
       << pad("worst", 10) << "worst case\n";
     for (const char* which : {"train", "heldout", "all"}) {
@@ -128,6 +144,7 @@ std::string report_json(const Report& r) {
     o["model"] = r.model;
     o["measurements"] = r.measurements;
     o["split"] = r.split_filter;
+    o["predictions"] = r.predictions_source;
     o["split_rule"] = "train iff fnv1a64(sweep key) is even; held-out otherwise";
     json::object prov;
     for (const auto& [k, v] : r.provenance) prov[k] = v;
@@ -138,7 +155,7 @@ std::string report_json(const Report& r) {
     json::array checks;
     for (const auto& c : r.checks)
         checks.push_back(json::object{{"what", c.what}, {"value", jnum(c.value)}, {"target", c.target},
-                                      {"op", c.upper ? "<=" : ">="}, {"pass", c.pass}});
+                                      {"op", is_flag_check(c) ? "==" : (c.upper ? "<=" : ">=")}, {"pass", c.pass}});
     o["checks"] = std::move(checks);
     o["pass"] = r.pass;
     json::array sweeps;
@@ -185,12 +202,10 @@ std::string report_markdown(const Report& r, const std::vector<std::string>& plo
     o << r.cases.size() << " cases; split rule: a case is *train* iff FNV-1a-64 of its sweep key "
       << "(the case without its tile) is even, *held-out* otherwise. Calibration saw train cases only.\n\n";
     o << "## Targets (held-out)\n\n| check | value | target | result |\n|---|---|---|---|\n";
-    for (const auto& c : r.checks) {
-        const bool rho = c.what.find("Spearman") != std::string::npos;
-        o << "| " << c.what << " | " << (rho ? num(c.value, "%.3f") : pct(c.value)) << " | "
-          << (c.upper ? "<= " : ">= ") << (rho ? num(c.target, "%.2f") : pct(c.target)) << " | "
+    for (const auto& c : r.checks)
+        o << "| " << c.what << " | " << check_value(c) << " | " << check_target(c) << " | "
           << (c.pass ? "pass" : "**FAIL**") << " |\n";
-    }
+    o << "\nPredictions: " << r.predictions_source << ".\n";
     o << "\n## Errors per metric\n\n| metric | split | cases | MAPE | median | worst | worst case | bias (mean ln pred/meas) |\n"
       << "|---|---|---|---|---|---|---|---|\n";
     for (const char* which : {"heldout", "train", "all"}) {

@@ -20,6 +20,8 @@ std::string report_markdown(const Report& r, const std::vector<std::string>& plo
 // train hollow) into `dir`, named scatter_<quantity id>.png. Returns the file names.
 Result<std::vector<std::string>> write_plots(const Report& r, const std::string& dir);
 
+// "PASS  held-out time MAPE = 4.93% (target <= 10.00%)".
+std::string check_line(const Check& c);
 // "4.93%", "n/a" for NaN.
 std::string pct(double fraction);
 

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "core/metrics.hpp"
+#include "validate/prediction_cache.hpp"
 
 namespace tilescope::validate {
 
@@ -189,10 +190,72 @@ Result<Report> run_validation(const Dataset& data, const Hardware& hw, const std
         }
     };
     const int jobs = std::max(1, options.jobs);
-    std::vector<std::thread> pool;
-    for (int j = 1; j < jobs; ++j) pool.emplace_back(worker);
-    worker();
-    for (auto& t : pool) t.join();
+    std::string cache_problem;
+    if (options.cache == nullptr) {
+        std::vector<std::thread> pool;
+        for (int j = 1; j < jobs; ++j) pool.emplace_back(worker);
+        worker();
+        for (auto& t : pool) t.join();
+        r.predictions_source = "model run";
+    } else {
+        const PredictionCache& cache = *options.cache;
+        if (cache.model != model_name)
+            cache_problem = "stored predictions are of model '" + cache.model + "', not '" + model_name + "'";
+        else if (cache.profile_fingerprint != profile_fingerprint(hw))
+            cache_problem = "stored predictions were made with another version of profile " + cache.gpu +
+                            " (fingerprint " + cache.profile_fingerprint + " != " + profile_fingerprint(hw) + ")";
+        std::size_t missing = 0;
+        for (std::size_t i = 0; i < data.cases.size(); ++i) {
+            const Case& c = data.cases[i];
+            CaseResult& out = r.cases[i];
+            out.name = c.name;
+            out.key = c.key;
+            out.family = std::string(to_string(c.measured.workload.kernel));
+            out.split = c.split;
+            for (std::size_t q = 0; q < kQuantityCount; ++q)
+                out.measured[q] = quantity_of(c.measured, static_cast<Quantity>(q));
+            const auto it = cache.cases.find(c.name);
+            if (it == cache.cases.end()) {
+                ++missing;
+                out.predicted.fill(kNaN);
+                out.error = "not in the stored predictions";
+                continue;
+            }
+            out.predicted = it->second.predicted;
+            out.error = it->second.error;
+        }
+        if (missing > 0 && cache_problem.empty())
+            cache_problem = std::to_string(missing) + " cases are missing from the stored predictions";
+        // Re-predict the cheapest cases and compare bit-for-bit up to 1e-9 relative.
+        std::vector<std::pair<double, std::size_t>> by_cost;
+        for (std::size_t i = 0; i < data.cases.size(); ++i)
+            by_cost.emplace_back(simulation_cost(data.cases[i].measured.workload, hw), i);
+        std::stable_sort(by_cost.begin(), by_cost.end());
+        const std::size_t k = std::min<std::size_t>(by_cost.size(), static_cast<std::size_t>(std::max(0, options.verify_sample)));
+        std::size_t matched = 0;
+        std::string first_mismatch;
+        for (std::size_t j = 0; j < k; ++j) {
+            const std::size_t i = by_cost[j].second;
+            auto p = predict(data.cases[i].measured.workload, hw);
+            bool same = p.ok() == r.cases[i].error.empty();
+            if (p && same)
+                for (std::size_t q = 0; q < kQuantityCount; ++q) {
+                    const double a = quantity_of(*p, static_cast<Quantity>(q));
+                    const double b = r.cases[i].predicted[q];
+                    const bool both_nan = std::isnan(a) && std::isnan(b);
+                    if (!both_nan && !(std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)))) same = false;
+                }
+            if (same) ++matched;
+            else if (first_mismatch.empty()) first_mismatch = r.cases[i].name;
+        }
+        if (matched < k && cache_problem.empty())
+            cache_problem = std::to_string(k - matched) + " of " + std::to_string(k) +
+                            " re-predicted cases differ from the stored predictions (first: " + first_mismatch +
+                            "); regenerate them with --save-predictions";
+        r.predictions_source = "stored predictions (model " + cache.model + ", profile fingerprint " +
+                               cache.profile_fingerprint + "); " + std::to_string(k) + " cheapest cases re-predicted, " +
+                               std::to_string(matched) + " matched";
+    }
 
     r.sweeps = rank_sweeps(r.cases);
     auto pick = [&](Split s) {
@@ -208,6 +271,11 @@ Result<Report> run_validation(const Dataset& data, const Hardware& hw, const std
     r.heldout = pick(Split::heldout);
     r.all = summarize(r.cases, r.sweeps);
     r.checks = check_targets(r.heldout, options.targets);
+    if (options.cache != nullptr) {
+        Check c{"stored predictions reproduce" + (cache_problem.empty() ? std::string() : ": " + cache_problem),
+                cache_problem.empty() ? 1.0 : 0.0, 1.0, false, cache_problem.empty()};
+        r.checks.push_back(c);
+    }
     r.pass = std::all_of(r.checks.begin(), r.checks.end(), [](const Check& c) { return c.pass; });
     return r;
 }

@@ -97,7 +97,8 @@ struct Report {
     std::vector<CaseResult> cases;
     std::vector<SweepResult> sweeps;
     SplitSummary train, heldout, all;
-    std::vector<Check> checks;  // held-out targets
+    std::vector<Check> checks;  // held-out targets (+ stored-prediction reproduction, if used)
+    std::string predictions_source;  // "model run" or "stored: ..., N re-predicted, M matched"
     bool pass = false;
     std::vector<std::string> skipped;     // dataset lines that were not cases
     std::map<std::string, std::string> provenance;  // of the measurements
@@ -109,10 +110,16 @@ enum class SplitFilter { heldout, train, all };
 Result<SplitFilter> parse_split_filter(const std::string& s);
 std::string_view to_string(SplitFilter f);
 
+struct PredictionCache;  // validate/prediction_cache.hpp
+
 struct ValidateOptions {
     SplitFilter filter = SplitFilter::heldout;
     int jobs = 1;                // prediction threads
     Targets targets;
+    // Stored predictions instead of running the model (see prediction_cache.hpp); the
+    // `verify_sample` cheapest cases are re-predicted and must match, else a check fails.
+    const PredictionCache* cache = nullptr;
+    int verify_sample = 0;
 };
 
 // Predicts every case of `data` (all splits, so the report can show both) with `predict`.

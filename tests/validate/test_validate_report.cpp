@@ -177,3 +177,41 @@ TEST_CASE("dataset: measurement lines round-trip through core's JSON", "[validat
     CHECK(quantity_of(d->cases[0].measured, Quantity::time) == Approx(12345.0));
     CHECK(quantity_of(d->cases[0].measured, Quantity::hbm_bytes) == Approx(1.2e7));
 }
+
+#include "validate/prediction_cache.hpp"
+
+TEST_CASE("stored predictions: round trip, reproduction check passes, a changed model fails it",
+          "[validate][cache]") {
+    const Dataset d = synthetic();
+    const Hardware h = hw();
+    auto fresh = run_validation(d, h, "test", scaled(d, 1.02, 1.03, false), {SplitFilter::all, 1, {}});
+    REQUIRE(fresh.ok());
+    const std::string text = prediction_cache_jsonl(*fresh, profile_fingerprint(h));
+    auto cache = parse_prediction_cache(text, "cache.jsonl");
+    REQUIRE(cache.ok());
+    CHECK(cache->cases.size() == 36);
+    CHECK(cache->model == "test");
+
+    ValidateOptions o{SplitFilter::all, 1, {}};
+    o.cache = &*cache;
+    o.verify_sample = 5;
+    auto same = run_validation(d, h, "test", scaled(d, 1.02, 1.03, false), o);
+    REQUIRE(same.ok());
+    CHECK(same->checks.back().what == "stored predictions reproduce");
+    CHECK(same->checks.back().pass);
+    CHECK(same->all.quantities[0].errors.mape == Approx(fresh->all.quantities[0].errors.mape));
+    CHECK(same->predictions_source.find("5 matched") != std::string::npos);
+
+    auto changed = run_validation(d, h, "test", scaled(d, 1.02, 1.04, false), o);
+    REQUIRE(changed.ok());
+    CHECK_FALSE(changed->checks.back().pass);
+    CHECK_FALSE(changed->pass);
+
+    Hardware other = h;
+    other.calibration.hbm_efficiency = 0.5;
+    auto stale = run_validation(d, other, "test", scaled(d, 1.02, 1.03, false), o);
+    REQUIRE(stale.ok());
+    CHECK_FALSE(stale->checks.back().pass);
+    CHECK(stale->checks.back().what.find("another version of profile") != std::string::npos);
+    CHECK_FALSE(parse_prediction_cache("{\"case\":1}\n", "bad").ok());
+}

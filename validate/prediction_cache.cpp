@@ -1,0 +1,110 @@
+#include "validate/prediction_cache.hpp"
+
+#include <boost/json.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "core/lower.hpp"
+#include "validate/split.hpp"
+
+namespace tilescope::validate {
+
+namespace json = boost::json;
+
+std::string profile_fingerprint(const Hardware& hw) {
+    Hardware h = hw;
+    h.origin.clear();  // where it was loaded from does not change a prediction
+    char buf[24];
+    // hardware_to_json writes the calibration only for calibrated profiles: add it explicitly.
+    const Calibration& c = h.calibration;
+    std::ostringstream cal;
+    cal.precision(17);
+    cal << c.hbm_efficiency << ' ' << c.l2_efficiency << ' ' << c.smem_efficiency << ' ' << c.tensor_efficiency << ' '
+        << c.fp32_efficiency << ' ' << c.launch_overhead_ns << ' ' << c.block_overhead_ns << ' '
+        << c.sm_l2_bytes_per_cycle << ' ' << c.calibrated;
+    std::snprintf(buf, sizeof buf, "%016llx",
+                  static_cast<unsigned long long>(fnv1a64(hardware_to_json(h) + cal.str())));
+    return buf;
+}
+
+std::string prediction_cache_jsonl(const Report& r, const std::string& fingerprint) {
+    std::ostringstream o;
+    o << json::serialize(json::object{{"model", r.model}, {"gpu", r.gpu}, {"profile_fingerprint", fingerprint}})
+      << "\n";
+    for (const auto& c : r.cases) {
+        json::object line{{"case", c.name}};
+        if (!c.error.empty()) line["error"] = c.error;
+        json::object q;
+        for (std::size_t i = 0; i < kQuantityCount; ++i)
+            q[kQuantityIds[i]] = std::isfinite(c.predicted[i]) ? json::value(c.predicted[i]) : json::value(nullptr);
+        line["predicted"] = std::move(q);
+        o << json::serialize(line) << "\n";
+    }
+    return o.str();
+}
+
+Result<PredictionCache> parse_prediction_cache(const std::string& text, const std::string& origin) {
+    PredictionCache cache;
+    std::istringstream in(text);
+    std::string line;
+    int no = 0;
+    while (std::getline(in, line)) {
+        ++no;
+        if (line.empty()) continue;
+        const std::string where = origin + ":" + std::to_string(no);
+        boost::system::error_code ec;
+        const json::value v = json::parse(line, ec);
+        if (ec || !v.is_object()) return make_error(where + ": not a JSON object");
+        const json::object& o = v.as_object();
+        if (no == 1) {
+            const auto* m = o.if_contains("model");
+            const auto* g = o.if_contains("gpu");
+            const auto* f = o.if_contains("profile_fingerprint");
+            if (m == nullptr || g == nullptr || f == nullptr || !m->is_string() || !g->is_string() || !f->is_string())
+                return make_error(where + ": header must have string fields model, gpu, profile_fingerprint");
+            cache.model = std::string(m->as_string());
+            cache.gpu = std::string(g->as_string());
+            cache.profile_fingerprint = std::string(f->as_string());
+            continue;
+        }
+        const auto* name = o.if_contains("case");
+        const auto* pred = o.if_contains("predicted");
+        if (name == nullptr || !name->is_string() || pred == nullptr || !pred->is_object())
+            return make_error(where + ": needs \"case\" (string) and \"predicted\" (object)");
+        CachedPrediction cp;
+        for (std::size_t i = 0; i < kQuantityCount; ++i) {
+            const auto* x = pred->as_object().if_contains(kQuantityIds[i]);
+            cp.predicted[i] = (x != nullptr && x->is_number()) ? x->to_number<double>() : NAN;
+        }
+        if (const auto* e = o.if_contains("error"); e != nullptr && e->is_string()) cp.error = std::string(e->as_string());
+        cache.cases[std::string(name->as_string())] = cp;
+    }
+    if (no == 0) return make_error(origin + ": empty predictions file");
+    return cache;
+}
+
+Result<PredictionCache> load_prediction_cache(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    if (!f) return make_error("cannot read predictions file " + path);
+    std::ostringstream s;
+    s << f.rdbuf();
+    return parse_prediction_cache(s.str(), path);
+}
+
+double simulation_cost(const Workload& w, const Hardware& hw) {
+    auto launches = lower(w, hw);
+    if (!launches) return 0;
+    double cost = 0;
+    std::vector<Step> steps;
+    for (const Launch& l : *launches) {
+        steps.clear();
+        if (l.work_items > 0 && l.program) l.program(0, steps);
+        cost += static_cast<double>(l.work_items) * static_cast<double>(steps.size() + 1);
+    }
+    return cost;
+}
+
+}  // namespace tilescope::validate
