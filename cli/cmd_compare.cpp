@@ -9,6 +9,7 @@
 #include <boost/json.hpp>
 
 #include <cstdio>
+#include <future>
 #include <iostream>
 #include <sstream>
 
