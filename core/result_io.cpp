@@ -3,6 +3,7 @@
 
 #include <boost/json.hpp>
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -14,8 +15,8 @@ namespace json = boost::json;
 
 // Integral values print as integers (byte counts stay exact and readable), NaN as null.
 json::value number(double v) {
-    if (std::isnan(v)) return nullptr;
-    if (std::isfinite(v) && std::floor(v) == v && std::fabs(v) < 9.007199254740992e15)
+    if (!std::isfinite(v)) return nullptr;  // NaN = not predicted/measured; JSON has no inf
+    if (std::floor(v) == v && std::fabs(v) < 9.007199254740992e15)
         return static_cast<std::int64_t>(v);
     return v;
 }
@@ -180,36 +181,70 @@ json::object prediction_object(const Prediction& p, bool with_timeline) {
     return root;
 }
 
-void pretty(std::ostringstream& os, const json::value& v, int indent) {
-    const std::string pad(static_cast<std::size_t>(indent) * 2, ' ');
-    const std::string pad_in(static_cast<std::size_t>(indent + 1) * 2, ' ');
+// Doubles in the shortest form that reads back exactly ("88313.65144694534", not Boost's
+// "8.831365144694534E4"); everything else as Boost.JSON writes it.
+void write_scalar(std::ostringstream& os, const json::value& v) {
+    if (v.is_double() && !std::isfinite(v.get_double())) {
+        os << "null";
+    } else if (v.is_double()) {
+        char buf[64];
+        auto res = std::to_chars(buf, buf + sizeof buf, v.get_double());
+        std::string text(buf, res.ptr);
+        if (text.find_first_of(".eEn") == std::string::npos) text += ".0";  // stays a double
+        os << text;
+    } else {
+        os << json::serialize(v);
+    }
+}
+
+// indent < 0: compact, one line.
+void write_json(std::ostringstream& os, const json::value& v, int indent) {
+    const bool compact = indent < 0;
+    const std::string pad(compact ? 0 : static_cast<std::size_t>(indent) * 2, ' ');
+    const std::string pad_in(compact ? 0 : static_cast<std::size_t>(indent + 1) * 2, ' ');
+    const char* nl = compact ? "" : "\n";
+    const int next = compact ? -1 : indent + 1;
     if (v.is_object()) {
         const auto& o = v.get_object();
         if (o.empty()) { os << "{}"; return; }
-        os << "{\n";
+        os << "{" << nl;
         bool first = true;
         for (const auto& kv : o) {
-            if (!first) os << ",\n";
+            if (!first) os << "," << nl;
             first = false;
-            os << pad_in << json::serialize(json::string(kv.key())) << ": ";
-            pretty(os, kv.value(), indent + 1);
+            os << pad_in << json::serialize(json::string(kv.key())) << (compact ? ":" : ": ");
+            write_json(os, kv.value(), next);
         }
-        os << "\n" << pad << "}";
+        os << nl << pad << "}";
     } else if (v.is_array()) {
         const auto& a = v.get_array();
         bool scalars = true;
         for (const auto& e : a) scalars = scalars && !e.is_object() && !e.is_array();
-        if (a.empty() || scalars) { os << json::serialize(v); return; }
-        os << "[\n";
-        for (std::size_t i = 0; i < a.size(); ++i) {
-            if (i) os << ",\n";
-            os << pad_in;
-            pretty(os, a[i], indent + 1);
+        if (a.empty() || scalars || compact) {
+            os << "[";
+            for (std::size_t i = 0; i < a.size(); ++i) {
+                if (i) os << ",";
+                write_json(os, a[i], -1);
+            }
+            os << "]";
+            return;
         }
-        os << "\n" << pad << "]";
+        os << "[" << nl;
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            if (i) os << "," << nl;
+            os << pad_in;
+            write_json(os, a[i], next);
+        }
+        os << nl << pad << "]";
     } else {
-        os << json::serialize(v);
+        write_scalar(os, v);
     }
+}
+
+std::string compact_json(const json::value& v) {
+    std::ostringstream os;
+    write_json(os, v, -1);
+    return os.str();
 }
 
 std::string csv_escape(const std::string& s) {
@@ -292,11 +327,11 @@ std::string pad_left(const std::string& s, std::size_t w) { return s.size() >= w
 
 }  // namespace
 
-std::string workload_json(const Workload& w) { return json::serialize(workload_object(w)); }
+std::string workload_json(const Workload& w) { return compact_json(workload_object(w)); }
 
 std::string to_json(const Prediction& p, bool with_timeline) {
     std::ostringstream os;
-    pretty(os, prediction_object(p, with_timeline), 0);
+    write_json(os, prediction_object(p, with_timeline), 0);
     os << "\n";
     return os.str();
 }
@@ -304,7 +339,7 @@ std::string to_json(const Prediction& p, bool with_timeline) {
 std::string to_json_line(const Prediction& p) {
     json::object o = prediction_object(p, false);
     o["status"] = "ok";
-    return json::serialize(o);
+    return compact_json(o);
 }
 
 std::string json_line_illegal(const WorkloadSpec& spec, const std::string& model, const std::string& gpu,
@@ -315,7 +350,7 @@ std::string json_line_illegal(const WorkloadSpec& spec, const std::string& model
     o["workload"] = spec_object(spec);
     o["gpu"] = gpu;
     o["model"] = model;
-    return json::serialize(o);
+    return compact_json(o);
 }
 
 std::string json_line_illegal(const Workload& w, const std::string& model, const std::string& gpu,
@@ -326,7 +361,7 @@ std::string json_line_illegal(const Workload& w, const std::string& model, const
     o["workload"] = workload_object(w);
     o["gpu"] = gpu;
     o["model"] = model;
-    return json::serialize(o);
+    return compact_json(o);
 }
 
 Result<Prediction> prediction_from_json(const std::string& text) {
