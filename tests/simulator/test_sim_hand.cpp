@@ -207,3 +207,38 @@ TEST_CASE("bad inputs are errors, not crashes", "[sim][errors]") {
         REQUIRE_FALSE(p.ok());
     }
 }
+
+TEST_CASE("coarsening (phase_budget) keeps bytes exact and time close", "[sim][coarsen]") {
+    const Hardware hw = test::test_gpu();
+    for (const int stages : {1, 2}) {
+        SimpleLaunch s;
+        s.blocks = 132 * 8;
+        s.threads = 256;
+        s.regs = 64;
+        s.stages = stages;
+        s.iterations = 32;
+        s.load_bytes = 16384;
+        s.x_bytes = 16384 * 256;  // 4 MiB shared by all blocks: L2 hits
+        s.fp32_flops = 4e5;       // compute and memory of similar length
+        s.store_bytes = 8192;
+        const Launch l = make_simple_launch(s);
+        sim::Options exact;
+        exact.phase_budget = 0;
+        sim::Options coarse;
+        coarse.phase_budget = 132 * 8 * 4;  // 8 iterations per phase
+        auto a = sim::simulate(test::test_workload(), {l}, hw, exact);
+        auto b = sim::simulate(test::test_workload(), {l}, hw, coarse);
+        REQUIRE(a.ok());
+        REQUIRE(b.ok());
+        INFO("stages " << stages);
+        CHECK(a->launches[0].extra.at("sim_iterations_per_phase") == 1.0);
+        CHECK(b->launches[0].extra.at("sim_iterations_per_phase") == 9.0);  // 33 phases (32 + the store) in 4
+        for (Metric m : {Metric::lts_t_bytes, Metric::smem_bytes_read, Metric::flops_fp32}) {
+            CHECK(a->total[m] == b->total[m]);
+        }
+        CHECK(a->total[Metric::dram_bytes_read] == b->total[Metric::dram_bytes_read]);  // all fits in L2
+        const double ta = a->total[Metric::gpu_time_duration];
+        const double tb = b->total[Metric::gpu_time_duration];
+        CHECK(tb == Approx(ta).epsilon(0.10));
+    }
+}
