@@ -26,6 +26,7 @@
 #include "gui/models/tile_map.hpp"
 #include "gui/views/block_schedule_view.hpp"
 #include "gui/views/compare_view.hpp"
+#include "gui/views/live.hpp"
 #include "gui/views/main_window.hpp"
 #include "gui/views/memory_chart.hpp"
 #include "gui/views/teaching_view.hpp"
@@ -436,6 +437,13 @@ private slots:
 #ifndef TILESCOPE_HAVE_CUDA
         QVERIFY(!a->isEnabled());
         QVERIFY(a->toolTip().contains(QStringLiteral("without CUDA")));
+#else
+        // Built with CUDA: the GPU check runs in a worker, then the action says what it found.
+        QTRY_VERIFY_WITH_TIMEOUT(!a->toolTip().startsWith(QStringLiteral("Checking")), 60000);
+        const GpuAvailability gpu = gpu_run_availability();
+        QCOMPARE(a->isEnabled(), gpu.available);
+        QCOMPARE(a->toolTip(), gpu.reason);
+        qInfo("Run on GPU: %s", qPrintable(a->toolTip()));
 #endif
     }
 
