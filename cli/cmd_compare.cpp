@@ -155,7 +155,7 @@ int run_compare(int argc, char** argv) {
             {"naive_elements", bh * naive_formula},
             {"fused_elements", bh * fused_formula},
             {"ratio", naive_formula / fused_formula}};
-        text = boost::json::serialize(o) + "\n";
+        text = reformat_json(boost::json::serialize(o), true);
     } else {
         std::ostringstream os;
         os << "attention on " << hw->name << " (model " << model << ")\n";

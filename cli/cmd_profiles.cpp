@@ -8,6 +8,7 @@
 #include "cli/cli_util.hpp"
 #include "cli/commands.hpp"
 #include "core/hardware.hpp"
+#include "core/result_io.hpp"
 
 namespace po = boost::program_options;
 
@@ -32,7 +33,7 @@ int run_profiles(int argc, char** argv) {
         if (!hw) return cli_fail(2, hw.error().message);
         const std::string json_text = hardware_to_json(*hw);
         if (format == "json") {
-            if (Status s = write_output(vm["out"].as<std::string>(), json_text + "\n"); !s)
+            if (Status s = write_output(vm["out"].as<std::string>(), reformat_json(json_text, true)); !s)
                 return cli_fail(2, s.error().message);
             return 0;
         }
@@ -81,7 +82,7 @@ int run_profiles(int argc, char** argv) {
                                            {"calibrated", hw->calibration.calibrated},
                                            {"path", hw->origin}});
     }
-    const std::string text = format == "json" ? boost::json::serialize(rows) + "\n" : table;
+    const std::string text = format == "json" ? reformat_json(boost::json::serialize(rows), true) : table;
     if (Status s = write_output(vm["out"].as<std::string>(), text); !s) return cli_fail(2, s.error().message);
     return 0;
 }

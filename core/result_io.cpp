@@ -327,6 +327,16 @@ std::string pad_left(const std::string& s, std::size_t w) { return s.size() >= w
 
 }  // namespace
 
+std::string reformat_json(const std::string& json_text, bool pretty) {
+    boost::system::error_code ec;
+    const json::value v = json::parse(json_text, ec);
+    if (ec) return json_text;
+    std::ostringstream os;
+    write_json(os, v, pretty ? 0 : -1);
+    if (pretty) os << "\n";
+    return os.str();
+}
+
 std::string workload_json(const Workload& w) { return compact_json(workload_object(w)); }
 
 std::string to_json(const Prediction& p, bool with_timeline) {

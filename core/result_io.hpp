@@ -36,6 +36,10 @@ std::string json_line_illegal(const WorkloadSpec&, const std::string& model, con
 std::string json_line_illegal(const Workload&, const std::string& model, const std::string& gpu,
                               const std::string& reason);
 
+// Rewrites any JSON text with this file's number format (shortest round-trip doubles), indented
+// when `pretty`, else on one line. Invalid input comes back unchanged.
+std::string reformat_json(const std::string& json_text, bool pretty);
+
 // Readable table for terminals.
 std::string to_table(const Prediction&);
 // A metric value for people: SI prefix and unit ("268 MB"), durations as ns/us/ms.
