@@ -101,7 +101,7 @@ MeasureDatasetResult measure_dataset(const std::string& path, const Hardware& hw
         {"l2_bandwidth", [&] { return kern::bench_l2_read(l2_fit, 20); }},
         {"smem_bandwidth", [] { return kern::bench_smem_read(20); }},
         {"l2_latency", [&] { return kern::bench_latency(l2_fit / 2, 200000); }},
-        {"hbm_latency", [] { return kern::bench_latency(std::int64_t{4} << 30, 200000); }},
+        {"hbm_latency", [] { return kern::bench_latency(std::int64_t{512} << 20, 200000); }},
         {"tensor_fp16", [] { return kern::bench_tensor_peak(20); }},
     };
     for (const Bench& b : benches) {

@@ -107,9 +107,11 @@ int run_validate(int argc, char** argv) {
     auto report = validate::run_validation(*data, *hw, model, predict, vo);
     if (!report) return fail(2, report.error().message);
     if (vm.count("save-predictions") != 0) {
-        const std::string path = vm["save-predictions"].as<std::string>();
+        const std::filesystem::path path = vm["save-predictions"].as<std::string>();
+        std::error_code ec;
+        if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
         if (!write_file(path, validate::prediction_cache_jsonl(*report, validate::profile_fingerprint(*hw))))
-            return fail(2, "validate: cannot write " + path);
+            return fail(2, "validate: cannot write " + path.string());
     }
 
     std::string text;

@@ -108,7 +108,6 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
     const double smem_peak = base.smem_bandwidth_bytes_per_cycle_per_sm * base.sm_clock_hz * base.sm_count;
     const Direct direct[] = {
         {"hbm_bandwidth", "hbm_efficiency", base.hbm_bandwidth_bytes_per_s, "profile hbm_bandwidth_bytes_per_s"},
-        {"l2_bandwidth", "l2_efficiency", base.l2_bandwidth_bytes_per_s, "profile l2_bandwidth_bytes_per_s"},
         {"smem_bandwidth", "smem_efficiency", smem_peak, "smem B/clk/SM x sm_clock x SMs"},
         {"tensor_fp16", "tensor_efficiency", base.tensor_fp16_flops_per_s, "profile tensor_fp16_flops_per_s"},
         {"fp32", "fp32_efficiency", base.fp32_flops_per_s, "profile fp32_flops_per_s"},
@@ -127,6 +126,19 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
         } else if (std::find(fit.begin(), fit.end(), d.param) == fit.end()) {
             fit.push_back(d.param);  // no microbenchmark: the fit must find it
         }
+    }
+    // L2 bandwidth is in no datasheet (profiles carry an estimate): the measured figure replaces
+    // the profile's value and l2_efficiency stays 1.
+    if (const double v = microbench_value(data, "l2_bandwidth"); std::isfinite(v)) {
+        r.hw.l2_bandwidth_bytes_per_s = v;
+        r.hw.sources["l2_bandwidth_bytes_per_s"] =
+            "measured: reads of an L2-resident buffer, whole GPU (tilescope calibrate microbenchmark)";
+        cal.l2_efficiency = 1.0;
+        r.parameters.push_back({"l2_bandwidth_bytes_per_s", v,
+                                "microbenchmark l2_bandwidth (replaces the profile's estimate " +
+                                    sci(base.l2_bandwidth_bytes_per_s) + "); l2_efficiency = 1"});
+    } else if (std::find(fit.begin(), fit.end(), "l2_efficiency") == fit.end()) {
+        fit.push_back("l2_efficiency");
     }
     if (const double v = microbench_value(data, "hbm_latency"); std::isfinite(v)) {
         r.hw.hbm_latency_ns = v;
@@ -251,7 +263,31 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
     return r;
 }
 
-std::string calibrated_profile_json(const CalibrationResult& r) { return hardware_to_json(r.hw); }
+namespace {
+// Two-space indented JSON, one field per line (the committed profiles are read by people).
+void pretty(std::ostringstream& o, const json::value& v, int indent) {
+    const std::string pad(static_cast<std::size_t>(indent) * 2, ' ');
+    if (v.is_object() && !v.as_object().empty()) {
+        o << "{\n";
+        bool first = true;
+        for (const auto& kv : v.as_object()) {
+            o << (first ? "" : ",\n") << pad << "  " << json::serialize(json::string(kv.key())) << ": ";
+            pretty(o, kv.value(), indent + 1);
+            first = false;
+        }
+        o << "\n" << pad << "}";
+    } else {
+        o << json::serialize(v);
+    }
+}
+}  // namespace
+
+std::string calibrated_profile_json(const CalibrationResult& r) {
+    std::ostringstream o;
+    pretty(o, json::parse(hardware_to_json(r.hw)), 0);
+    o << "\n";
+    return o.str();
+}
 
 std::string fit_report_json(const CalibrationResult& r) {
     json::object o;

@@ -4,11 +4,12 @@
 // Two sources, in this order:
 //  1. Microbenchmarks (if the data set has them) set the parameters they measure directly:
 //       hbm_efficiency    = hbm_bandwidth (streaming copy)  / profile hbm_bandwidth_bytes_per_s
-//       l2_efficiency     = l2_bandwidth                    / profile l2_bandwidth_bytes_per_s
 //       smem_efficiency   = smem_bandwidth / (smem_bandwidth_bytes_per_cycle_per_sm * sm_clock * SMs)
 //       tensor_efficiency = tensor_fp16 / profile tensor_fp16_flops_per_s
 //       fp32_efficiency   = fp32 / profile fp32_flops_per_s
-//     and the latencies hbm_latency_ns / l2_latency_ns (pointer chase) replace the profile's.
+//     and the latencies hbm_latency_ns / l2_latency_ns (pointer chase) and the L2 bandwidth
+//     l2_bandwidth_bytes_per_s (no datasheet gives it; profiles hold an estimate) replace the
+//     profile's values (l2_efficiency then stays 1).
 //     Efficiencies are clamped to [0.05, 1].
 //  2. A least-squares fit of predicted vs measured kernel time on the training cases:
 //       minimise  mean over training cases of ( ln(t_predicted / t_measured) )^2

@@ -22,6 +22,7 @@ std::string sweep_key(const Workload& w) {
         case KernelFamily::attention_flash2:
             s << "/b" << w.batch << "/h" << w.heads << "/n" << w.seq_q << "/nkv" << w.seq_kv << "/d"
               << w.head_dim << "/c" << (w.causal ? 1 : 0);
+            if (w.kernel == KernelFamily::attention_naive) s << '/' << to_string(w.variant);  // its softmax
             break;
         case KernelFamily::gemm:
             s << "/m" << w.m << "/n" << w.n << "/k" << w.k << "/r" << to_string(w.raster) << "/p"

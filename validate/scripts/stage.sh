@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Stages what validate's device calls need into .deps/calib/ (git-ignored): the stripped
+# `tilescope` of a CUDA build (default build/calib-gpu) and the Boost libraries it links (the
+# GPU machine has no Boost). Carry ".deps/calib" in the device call.
+set -eu
+BUILD=${1:-build/calib-gpu}
+mkdir -p .deps/calib/bin .deps/calib/lib
+cp "$BUILD/bin/tilescope" .deps/calib/bin/ && strip .deps/calib/bin/tilescope
+cp -L /usr/lib/x86_64-linux-gnu/libboost_json.so.1.81.0 \
+      /usr/lib/x86_64-linux-gnu/libboost_program_options.so.1.81.0 .deps/calib/lib/
+du -sh .deps/calib
