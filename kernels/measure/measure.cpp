@@ -7,6 +7,8 @@
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <fstream>
+#include <sstream>
 #include <limits>
 #include <vector>
 
@@ -35,9 +37,6 @@ const std::vector<std::string>& counter_metrics() {
         "sm__inst_executed_op_ldsm.sum",
         "sm__inst_executed_pipe_tensor_op_hmma.sum",
         "sm__inst_executed_pipe_xu.sum",
-        "sm__sass_thread_inst_executed_op_ffma_pred_on.sum",
-        "sm__sass_thread_inst_executed_op_fadd_pred_on.sum",
-        "sm__sass_thread_inst_executed_op_fmul_pred_on.sum",
     };
     return m;
 }
@@ -55,6 +54,21 @@ std::string utc_now() {
     char buf[32];
     std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
     return buf;
+}
+
+// First line of /proc/driver/nvidia/version, trimmed to the version number when possible.
+std::string kernel_driver_version() {
+    std::ifstream f("/proc/driver/nvidia/version");
+    std::string line;
+    if (!f || !std::getline(f, line)) return "unknown";
+    const auto pos = line.find("Kernel Module");
+    if (pos != std::string::npos) {
+        std::istringstream is(line.substr(pos + 13));
+        std::string v;
+        is >> v;
+        if (!v.empty()) return v;
+    }
+    return line;
 }
 
 std::string version_text(int v) { return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10); }
@@ -192,6 +206,7 @@ Result<std::unique_ptr<Measurer>> Measurer::create(const MeasureOptions& options
     pv["compute_capability"] = std::to_string(p.major * 10 + p.minor);
     pv["sm_count"] = std::to_string(p.multiProcessorCount);
     pv["l2_bytes"] = std::to_string(p.l2CacheSize);
+    pv["driver_version"] = kernel_driver_version();
     pv["driver_cuda_version"] = version_text(driver);
     pv["runtime_cuda_version"] = version_text(runtime);
     pv["sm_clock_peak_mhz"] = std::to_string(sm_khz / 1000);
@@ -319,10 +334,9 @@ Result<Measurement> Measurer::measure(const Workload& w) {
             lr.metrics[Metric::smem_bytes_read] = wf_read * 128.0;
             lr.metrics[Metric::smem_bytes_write] = wf_write * 128.0 + ldgsts * 512.0;
             lr.metrics[Metric::flops_tensor] = get("sm__inst_executed_pipe_tensor_op_hmma.sum") * 4096.0;
-            lr.metrics[Metric::flops_fp32] = 2.0 * get("sm__sass_thread_inst_executed_op_ffma_pred_on.sum") +
-                                             get("sm__sass_thread_inst_executed_op_fadd_pred_on.sum") +
-                                             get("sm__sass_thread_inst_executed_op_fmul_pred_on.sum");
-            lr.metrics[Metric::flops] = lr.metrics[Metric::flops_tensor] + lr.metrics[Metric::flops_fp32];
+            // flops_fp32 (and so flops) stay NaN: the range profiler's sass thread-instruction
+            // counters disagreed with Nsight Compute on H100 (FMUL read ~0), so they are not used.
+            lr.extra["tensor_tflops"] = lr.metrics[Metric::flops_tensor] / (t_ns * 1e-9) / 1e12;
             lr.metrics[Metric::sfu_ops] = get("sm__inst_executed_pipe_xu.sum") * 32.0;
             lr.extra["cupti_gpu_time_duration_ns"] = get("gpu__time_duration.sum");
             lr.extra["smem_wavefronts_read"] = wf_read;
@@ -332,7 +346,6 @@ Result<Measurement> Measurer::measure(const Workload& w) {
             const double hbm = lr.metrics[Metric::dram_bytes_read] + lr.metrics[Metric::dram_bytes_write];
             lr.extra["hbm_bytes_per_s"] = hbm / (t_ns * 1e-9);
             lr.extra["l2_bytes_per_s"] = lr.metrics[Metric::lts_t_bytes] / (t_ns * 1e-9);
-            lr.extra["tflops"] = lr.metrics[Metric::flops] / (t_ns * 1e-9) / 1e12;
         }
         total += lr.metrics;
         out.launches.push_back(std::move(lr));
@@ -344,7 +357,8 @@ Result<Measurement> Measurer::measure(const Workload& w) {
     if (!ranges.empty()) {
         out.extra["hbm_bytes_per_s"] = (out.total[Metric::dram_bytes_read] + out.total[Metric::dram_bytes_write]) /
                                        (out.total[Metric::gpu_time_duration] * 1e-9);
-        out.extra["tflops"] = out.total[Metric::flops] / (out.total[Metric::gpu_time_duration] * 1e-9) / 1e12;
+        out.extra["tensor_tflops"] =
+            out.total[Metric::flops_tensor] / (out.total[Metric::gpu_time_duration] * 1e-9) / 1e12;
     }
     return out;
 }

@@ -19,13 +19,16 @@
 //                           kernels/ is 16 B per lane with full warps, so one LDGSTS = 512 B)
 //   flops_tensor          = sm__inst_executed_pipe_tensor_op_hmma.sum * 4096
 //                           (each HMMA.16816 warp instruction is 16*8*16 FMAs = 4096 flops)
-//   flops_fp32            = 2 * ffma + fadd + fmul thread instructions (sm__sass_thread_inst_executed_op_*_pred_on.sum)
+//   flops_fp32, flops     NaN (not measured): the range profiler's sm__sass_thread_inst_executed_op_f*
+//                           counters disagreed with Nsight Compute on H100 (FMUL read ~0); extra
+//                           "tensor_tflops" gives the tensor-core rate instead
 //   sfu_ops               = sm__inst_executed_pipe_xu.sum * 32 (XU-pipe warp instructions x 32 lanes;
 //                           includes conversions, so an upper bound on transcendental ops)
 //   gpu__time_duration.sum = median CUDA-event time (CUPTI's own value is in extra
 //                           "cupti_gpu_time_duration_ns"; it is taken under replay)
 //   extra: smem_wavefronts_read/write (l1tex__data_pipe_lsu_wavefronts_mem_shared_cmd_*.sum),
-//          time_min_ns, time_max_ns, hbm_bytes_per_s, tflops.
+//          ldgsts/ldsm warp instruction counts, time_min_ns, time_max_ns, hbm_bytes_per_s,
+//          l2_bytes_per_s, tensor_tflops.
 #pragma once
 
 #include <cstdint>

@@ -12,6 +12,7 @@
 #include <random>
 #include <vector>
 
+#include "kernels/common/fill.hpp"
 #include "kernels/common/launch.cuh"
 #include "kernels/common/ptx.cuh"
 #include "kernels/microbench/microbench.hpp"
@@ -85,13 +86,15 @@ struct DeviceBuffer {
 };
 
 // Times `fn` (which enqueues work on the default stream): 2 warm-ups, then the median.
-template <class F>
-Result<double> time_median_ns(F fn, int repeats) {
+// `pre` runs before each (untimed), e.g. an L2 flush.
+template <class Pre, class F>
+Result<double> time_median_ns(Pre pre, F fn, int repeats) {
     cudaEvent_t e0, e1;
     if (cudaEventCreate(&e0) != cudaSuccess || cudaEventCreate(&e1) != cudaSuccess)
         return make_error("cudaEventCreate failed");
     std::vector<double> t;
     for (int r = 0; r < repeats + 2; ++r) {
+        pre();
         cudaEventRecord(e0);
         fn();
         cudaEventRecord(e1);
@@ -137,7 +140,7 @@ Result<MicrobenchResult> bench_hbm_copy(std::int64_t bytes, int repeats) {
         return make_error("hbm_copy: cudaMalloc of " + std::to_string(bytes) + " B failed");
     cudaMemset(a.p, 1, bytes);
     bool launched = true;
-    auto t = time_median_ns([&] { launched = launch_copy(a.p, b.p, bytes, nullptr).ok() && launched; }, repeats);
+    auto t = time_median_ns([] {}, [&] { launched = launch_copy(a.p, b.p, bytes, nullptr).ok() && launched; }, repeats);
     if (!t) return t.error();
     if (!launched) return make_error("hbm_copy: copy kernel launch failed");
     MicrobenchResult r{"hbm_copy", 2.0 * bytes / (*t * 1e-9), "bytes_per_s", 2.0 * bytes, *t};
@@ -152,7 +155,7 @@ Result<MicrobenchResult> bench_l2_read(std::int64_t bytes, int repeats) {
     const int blocks = sm_count() * 4, sweeps = 8;
     const int64_t n = bytes / 16;
     auto t = time_median_ns(
-        [&] { l2_read_kernel<<<blocks, 512>>>(static_cast<const uint4*>(a.p), n, sweeps, static_cast<uint4*>(sink.p)); },
+        [] {}, [&] { l2_read_kernel<<<blocks, 512>>>(static_cast<const uint4*>(a.p), n, sweeps, static_cast<uint4*>(sink.p)); },
         repeats);
     if (!t) return t.error();
     const double work = static_cast<double>(blocks) * sweeps * n * 16.0;
@@ -164,7 +167,7 @@ Result<MicrobenchResult> bench_smem_read(int repeats) {
     DeviceBuffer sink;
     if (cudaMalloc(&sink.p, 64) != cudaSuccess) return make_error("smem_read: cudaMalloc failed");
     const int blocks = sm_count() * 4, threads = 512, iters = 4096;
-    auto t = time_median_ns([&] { smem_read_kernel<<<blocks, threads>>>(iters, static_cast<uint4*>(sink.p)); },
+    auto t = time_median_ns([] {}, [&] { smem_read_kernel<<<blocks, threads>>>(iters, static_cast<uint4*>(sink.p)); },
                             repeats);
     if (!t) return t.error();
     const double work = static_cast<double>(blocks) * threads * iters * 16.0;
@@ -185,19 +188,30 @@ Result<MicrobenchResult> bench_latency(std::int64_t bytes, int steps) {
     for (int64_t i = 0; i < nodes; ++i)
         next[static_cast<size_t>(order[static_cast<size_t>(i)] * stride)] =
             static_cast<uint32_t>(order[static_cast<size_t>((i + 1) % nodes)] * stride);
-    DeviceBuffer d, out, cyc;
+    DeviceBuffer d, out, cyc, flush;
+    int dev = 0, l2 = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev);
+    const int64_t flush_bytes = (2LL * l2 + 15) / 16 * 16;
     if (cudaMalloc(&d.p, bytes) != cudaSuccess || cudaMalloc(&out.p, 64) != cudaSuccess ||
-        cudaMalloc(&cyc.p, 64) != cudaSuccess)
+        cudaMalloc(&cyc.p, 64) != cudaSuccess || cudaMalloc(&flush.p, flush_bytes) != cudaSuccess)
         return make_error("latency: cudaMalloc failed");
+    cudaMemset(flush.p, 0, flush_bytes);
     cudaMemcpy(d.p, next.data(), static_cast<size_t>(n) * 4, cudaMemcpyHostToDevice);
+    // Every run walks the same prefix of the cycle, so for a buffer larger than L2 the L2 is
+    // flushed before each run (else later runs would hit the lines the first one brought in).
+    const bool cold = bytes > l2;
     auto t = time_median_ns(
+        [&] {
+            if (cold) (void)launch_l2_flush(flush.p, flush_bytes, nullptr);
+        },
         [&] {
             chase_kernel<<<1, 1>>>(static_cast<const uint32_t*>(d.p), steps, static_cast<uint32_t*>(out.p),
                                    static_cast<long long*>(cyc.p));
         },
         3);
     if (!t) return t.error();
-    MicrobenchResult r{bytes > (64LL << 20) ? "hbm_latency" : "l2_latency", *t / steps, "ns",
+    MicrobenchResult r{cold ? "hbm_latency" : "l2_latency", *t / steps, "ns",
                        static_cast<double>(steps), *t};
     return r;
 }
@@ -206,7 +220,7 @@ Result<MicrobenchResult> bench_tensor_peak(int repeats) {
     DeviceBuffer sink;
     if (cudaMalloc(&sink.p, 64) != cudaSuccess) return make_error("tensor_peak: cudaMalloc failed");
     const int blocks = sm_count() * 4, threads = 256, iters = 8192;
-    auto t = time_median_ns([&] { tensor_peak_kernel<<<blocks, threads>>>(iters, static_cast<float*>(sink.p)); },
+    auto t = time_median_ns([] {}, [&] { tensor_peak_kernel<<<blocks, threads>>>(iters, static_cast<float*>(sink.p)); },
                             repeats);
     if (!t) return t.error();
     const double work = static_cast<double>(blocks) * (threads / 32) * iters * 4 * 4096.0;

@@ -38,6 +38,20 @@ if want2 perf; then
   python3 bench/attention_vs_torch.py table "$OUT/attention_table.jsonl" "$OUT/torch.jsonl" | tee "$OUT/attention_table.md"
   tail -3 "$OUT/perf.err"
 fi
+if want2 causal; then
+  step causal
+  $KB attention-table --no-counters --repeats 10 --causal --max-seq 8192 > "$OUT/attention_table_causal.jsonl" 2>> "$OUT/perf.err"; echo "causal table rc=$?"
+  python3 bench/attention_vs_torch.py torch --repeats 10 --causal > "$OUT/torch_causal.jsonl" 2>> "$OUT/perf.err"; echo "torch causal rc=$?"
+  python3 bench/attention_vs_torch.py table "$OUT/attention_table_causal.jsonl" "$OUT/torch_causal.jsonl" | tee "$OUT/attention_table_causal.md"
+fi
+if want2 ctest; then
+  step ctest
+  # ctest files carry this machine's absolute paths (/work/main/build/gpu/...): recreate them here.
+  if [ -d .deps/ctest ]; then
+    mkdir -p /work/main/build/gpu && ln -sfn "$PWD/.deps/bin" /work/main/build/gpu/bin
+    (cd .deps/ctest && ctest -L gpu --output-on-failure) > "$OUT/ctest.log" 2>&1; echo "ctest -L gpu rc=$?"; tail -5 "$OUT/ctest.log"
+  fi
+fi
 if want2 counters; then
   step counters
   for cfg in "--kernel attention-naive --batch 4 --heads 32 --seq 4096 --head-dim 64" \
