@@ -304,6 +304,12 @@ void WorkloadPanel::addProfilePath(const QString& path) {
     else profile_->setCurrentIndex(index);                  // emits through the index handler
 }
 
+void WorkloadPanel::setProfile(const QString& name_or_path) {
+    const int i = profile_->findText(name_or_path);
+    if (i >= 0 && profile_->itemData(i).isNull() && name_or_path != QString::fromUtf8(kOpenProfileText)) profile_->setCurrentIndex(i);
+    else addProfilePath(name_or_path);
+}
+
 void WorkloadPanel::setModel(const QString& model) {
     if (int i = model_->findText(model); i >= 0) model_->setCurrentIndex(i);
 }

@@ -28,6 +28,8 @@ public:
     // Adds a profile file to the GPU list and selects it.
     void addProfilePath(const QString& path);
     void setModel(const QString& model);
+    // A bundled profile name, or else a path to a JSON file (added to the list).
+    void setProfile(const QString& name_or_path);
 
     // Widgets exposed for tests and for the window's wiring.
     QComboBox* kernelBox() const { return kernel_; }
