@@ -222,10 +222,10 @@ void Engine::advance_server(std::uint32_t s) {
         } else {
             const auto& f = sm_frac_[s - kFirstSmServer];
             const double n = static_cast<double>(srv.jobs());
-            sampler_.add(kSmem, a, now_, f[kUSmem] / n);
-            sampler_.add(kTensor, a, now_, f[kUTensor] / n);
-            sampler_.add(kFp32, a, now_, f[kUFp32] / n);
-            sampler_.add(kSfu, a, now_, f[kUSfu] / n);
+            constexpr std::array<Res, kUnits> kRes = {kSmem, kTensor, kFp32, kSfu};
+            for (std::size_t u = 0; u < kUnits; ++u) {
+                if (f[u] > 0) sampler_.add(kRes[u], a, now_, f[u] / n);
+            }
         }
     }
     srv.advance(now_);
