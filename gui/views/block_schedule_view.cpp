@@ -283,6 +283,7 @@ BlockSchedulePage::BlockSchedulePage(QWidget* parent) : QWidget(parent) {
     auto* top = new QHBoxLayout;
     top->addWidget(new QLabel(QStringLiteral("Launch:"), this));
     launch_ = new QComboBox(this);
+    launch_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     top->addWidget(launch_);
     info_ = new QLabel(QStringLiteral("wheel: zoom · drag: pan · double-click: reset · colour = wave"), this);
     info_->setStyleSheet(QStringLiteral("color: #555"));

@@ -156,6 +156,7 @@ TileMapPage::TileMapPage(QWidget* parent) : QWidget(parent) {
 
 void TileMapPage::setRunning(bool running) {
     cancel_->setEnabled(running);
+    if (!running && progress_->maximum() == 0) progress_->setRange(0, 1);  // stop the busy animation
     if (running) {
         progress_->setRange(0, 0);  // busy until the first progress report
         message_->setText(QStringLiteral("Computing the tile map in the background…"));

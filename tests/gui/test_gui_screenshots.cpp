@@ -9,6 +9,9 @@
 #include <QtTest>
 
 #include "gui/models/tile_map.hpp"
+#include <QComboBox>
+
+#include "gui/views/block_schedule_view.hpp"
 #include "gui/views/main_window.hpp"
 #include "gui/views/teaching_view.hpp"
 #include "gui/views/workload_panel.hpp"
@@ -85,6 +88,16 @@ private slots:
         w.tabs()->setCurrentIndex(MainWindow::TeachingPage);
         w.teachingView()->setStep(5);
         shoot(w, QStringLiteral("teaching"));
+
+        // 131,072 softmax blocks of naive attention: the zoomed-out, aggregated schedule.
+        if (simulator_available()) {
+            w.panel()->setRequest(request("attention-naive"));
+            QVERIFY(gui_test::wait_prediction(w, 300000));
+            w.tabs()->setCurrentIndex(MainWindow::SchedulePage);
+            w.schedulePage()->launchBox()->setCurrentIndex(1);
+            shoot(w, QStringLiteral("block-schedule-131k-blocks"));
+            QVERIFY(w.schedulePage()->view()->aggregated());
+        }
 
         // An error in the banner: an illegal tile.
         PredictRequest bad = request("attention-flash2");
