@@ -74,6 +74,8 @@ int run_sweep(int argc, char** argv) {
     const int jobs = vm["jobs"].as<int>();
     if (jobs < 1 || jobs > 1024) return cli_fail(2, "--jobs must be in [1, 1024] (got " + std::to_string(jobs) + ")");
     const std::string model = vm["model"].as<std::string>();
+    auto model_options = model_options_from(vm);
+    if (!model_options) return cli_fail(2, model_options.error().message);
     const auto models = available_models();
     if (std::find(models.begin(), models.end(), model) == models.end()) {
         std::string list;
@@ -103,8 +105,6 @@ int run_sweep(int argc, char** argv) {
     const bool jsonl = format == "jsonl";
     if (!jsonl) out << csv_header() << "\n";
 
-    auto model_options = model_options_from(vm);
-    if (!model_options) return cli_fail(2, model_options.error().message);
     const Job job{&*specs, &gpus, model, jsonl, *model_options};
     const bool progress = isatty(STDERR_FILENO) != 0;
     std::vector<std::string> rows;
