@@ -56,19 +56,19 @@ std::string utc_now() {
     return buf;
 }
 
-// First line of /proc/driver/nvidia/version, trimmed to the version number when possible.
+// The driver version from /proc/driver/nvidia/version ("NVRM version: NVIDIA UNIX Open Kernel
+// Module for x86_64  580.159.04  Release Build ..."): the first token made of digits and dots.
 std::string kernel_driver_version() {
     std::ifstream f("/proc/driver/nvidia/version");
     std::string line;
     if (!f || !std::getline(f, line)) return "unknown";
-    const auto pos = line.find("Kernel Module");
-    if (pos != std::string::npos) {
-        std::istringstream is(line.substr(pos + 13));
-        std::string v;
-        is >> v;
-        if (!v.empty()) return v;
+    std::istringstream is(line);
+    for (std::string tok; is >> tok;) {
+        const bool versionish = tok.find('.') != std::string::npos &&
+                                tok.find_first_not_of("0123456789.") == std::string::npos;
+        if (versionish) return tok;
     }
-    return line;
+    return "unknown";
 }
 
 std::string version_text(int v) { return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10); }
