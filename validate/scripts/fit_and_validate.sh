@@ -24,3 +24,6 @@ timeout $(( 570 - ($(date +%s) - t0) )) "$B" validate --gpu "$OUT/$PROFILE.json"
     --format markdown --out "$OUT/report" --jobs "$J" --save-predictions "$OUT/predictions.jsonl" > "$OUT/validate.log" 2>&1
 echo "validate rc=$? after $(( $(date +%s) - t0 )) s"; cat "$OUT/validate.log"
 tar -C "$OUT" -cf "$OUT/report.tar" report && rm -rf "$OUT/report"
+"$B" validate --gpu "$OUT/$PROFILE.json" --measurements "$DATA" --split all --predictions "$OUT/predictions.jsonl" \
+    --verify-sample 0 --format table > "$OUT/validation.txt" 2>&1
+sed -n '/^checks/,$p' "$OUT/validation.txt"
