@@ -28,7 +28,9 @@
 #include <queue>
 #include <vector>
 
+#include "simulator/phase.hpp"
 #include "simulator/ps_server.hpp"
+#include "simulator/server_heap.hpp"
 #include "simulator/sampler.hpp"
 
 namespace tilescope::sim {
@@ -36,19 +38,6 @@ namespace tilescope::sim {
 namespace {
 
 constexpr double kBusyThreshold = 0.5;  // below this utilisation everywhere, a bin is "latency"
-enum Unit4 : std::size_t { kUSmem, kUTensor, kUFp32, kUSfu, kUnits };
-
-struct Phase {
-    std::uint32_t load_begin = 0, load_end = 0;    // range in Slot::loads
-    std::uint32_t store_begin = 0, store_end = 0;  // range in Slot::stores
-    bool has_load = false, has_store = false;
-    double comp_ns = 0;                 // at full SM rates
-    std::array<double, kUnits> frac{};  // each pipe's share of comp_ns
-    double smem_bytes = 0;
-    double latency_scale = 1;           // coarsened phases: latencies paid in sequence
-    bool streamed = false;              // coarsened + pipelined: its compute overlaps its own loads
-};
-
 enum class JobKind : std::uint8_t { mem, comp, store };
 
 struct Job {
@@ -89,59 +78,6 @@ struct Event {
         if (t != o.t) return t > o.t;
         return seq > o.seq;
     }
-};
-
-// Servers' next completion times in an indexed min-heap updated in place: a server's time
-// changes whenever its job count does, and a lazy queue would fill up with stale entries
-// (it did: 2,640 resident blocks made it the hot spot).
-class ServerHeap {
-public:
-    void reset(std::size_t n) {
-        key_.assign(n, std::numeric_limits<double>::infinity());
-        heap_.resize(n);
-        pos_.resize(n);
-        for (std::size_t i = 0; i < n; ++i) {
-            heap_[i] = static_cast<std::uint32_t>(i);
-            pos_[i] = i;
-        }
-    }
-    void update(std::uint32_t s, double t) {
-        const double old = key_[s];
-        key_[s] = t;
-        if (less(t, s, old, s)) up(pos_[s]); else down(pos_[s]);
-    }
-    std::uint32_t top() const { return heap_[0]; }
-    double top_time() const { return key_[heap_[0]]; }
-
-private:
-    bool less(double ta, std::uint32_t a, double tb, std::uint32_t b) const { return ta < tb || (ta == tb && a < b); }
-    bool less_at(std::size_t i, std::size_t j) const { return less(key_[heap_[i]], heap_[i], key_[heap_[j]], heap_[j]); }
-    void swap_at(std::size_t i, std::size_t j) {
-        std::swap(heap_[i], heap_[j]);
-        pos_[heap_[i]] = i;
-        pos_[heap_[j]] = j;
-    }
-    void up(std::size_t i) {
-        while (i > 0 && less_at(i, (i - 1) / 2)) {
-            swap_at(i, (i - 1) / 2);
-            i = (i - 1) / 2;
-        }
-    }
-    void down(std::size_t i) {
-        const std::size_t n = heap_.size();
-        while (true) {
-            std::size_t best = i;
-            const std::size_t l = 2 * i + 1, r = 2 * i + 2;
-            if (l < n && less_at(l, best)) best = l;
-            if (r < n && less_at(r, best)) best = r;
-            if (best == i) return;
-            swap_at(i, best);
-            i = best;
-        }
-    }
-    std::vector<double> key_;
-    std::vector<std::uint32_t> heap_;
-    std::vector<std::size_t> pos_;
 };
 
 constexpr std::uint32_t kHbmServer = 0, kL2Server = 1, kFirstSmServer = 2;
@@ -248,53 +184,9 @@ std::uint32_t Engine::new_job(const Job& j) {
     return static_cast<std::uint32_t>(jobs_.size() - 1);
 }
 
-// Coarsening (Options::phase_budget): when blocks x phases would exceed the budget, runs of G
-// consecutive phases become one, with the loads, compute time (sum of the phases' times, so a
-// block's compute time is unchanged) and stores of all of them. Bytes are unchanged; what is
-// lost is overlap resolution inside a run (with stages >= 2 the first load of each run is not
-// overlapped) and L2 timing inside a run. With stages = 1 each iteration pays its load latency
-// in sequence, so a run's latency is G latencies. With stages >= 2 the real loop streams: the
-// loads of iteration i + 1 overlap the compute of i, so inside a run loads and compute proceed
-// side by side. A coarsened pipelined phase is therefore "streamed": its compute may start as
-// soon as its loads are issued, and it counts as done when both have finished. Without this a
-// run's loads were exposed once per block (+7% at G = 6, +67% at G = 16 on flash2 32x32); with
-// it the error is a few per cent (see the report in sim_bench).
 void Engine::coarsen(std::vector<Phase>& phases) const {
-    const std::int64_t budget = st_.options->phase_budget;
-    const auto n = static_cast<std::int64_t>(phases.size());
-    if (budget <= 0 || n <= 1 || n * blocks_ <= budget) return;
-    const std::int64_t target = std::max<std::int64_t>(1, budget / std::max<std::int64_t>(blocks_, 1));
-    const std::int64_t g = (n + target - 1) / target;
-    if (g <= 1) return;
-    const bool serial = launch_.stages <= 1;
-    std::vector<Phase> merged;
-    merged.reserve(static_cast<std::size_t>((n + g - 1) / g));
-    for (std::int64_t a = 0; a < n; a += g) {
-        const std::int64_t b = std::min(n, a + g);
-        Phase m = phases[static_cast<std::size_t>(a)];
-        std::array<double, kUnits> unit_ns{};
-        m.comp_ns = 0;
-        m.smem_bytes = 0;
-        m.has_load = m.has_store = false;
-        std::int64_t loads = 0;
-        for (std::int64_t i = a; i < b; ++i) {
-            const Phase& p = phases[static_cast<std::size_t>(i)];
-            for (std::size_t u = 0; u < kUnits; ++u) unit_ns[u] += p.frac[u] * p.comp_ns;
-            m.comp_ns += p.comp_ns;
-            m.smem_bytes += p.smem_bytes;
-            m.has_load = m.has_load || p.has_load;
-            m.has_store = m.has_store || p.has_store;
-            loads += p.has_load ? 1 : 0;
-        }
-        m.load_end = phases[static_cast<std::size_t>(b - 1)].load_end;
-        m.store_end = phases[static_cast<std::size_t>(b - 1)].store_end;
-        for (std::size_t u = 0; u < kUnits; ++u) m.frac[u] = m.comp_ns > 0 ? unit_ns[u] / m.comp_ns : 0.0;
-        m.latency_scale = serial ? static_cast<double>(std::max<std::int64_t>(loads, 1)) : 1.0;
-        m.streamed = !serial;
-        merged.push_back(m);
-    }
+    const std::int64_t g = coarsen_phases(phases, st_.options->phase_budget, blocks_, launch_.stages <= 1);
     max_group_ = std::max(max_group_, g);
-    phases.swap(merged);
 }
 
 Status Engine::load_program(Slot& slot, std::int64_t item) {
