@@ -28,13 +28,29 @@ GpuAvailability gpu_run_availability() {
 #endif
 }
 
-Result<Prediction> load_measurement_file(const QString& path) {
+Result<std::vector<Prediction>> load_measurement_file(const QString& path) {
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly)) return make_error("cannot open measurement " + path.toStdString() + ": " + file.errorString().toStdString());
     const QByteArray bytes = file.readAll();
-    auto parsed = prediction_from_json(bytes.toStdString());
-    if (!parsed) return make_error("measurement " + path.toStdString() + ": " + parsed.error().message);
-    return parsed;
+    // One JSON document first; otherwise JSON Lines.
+    auto whole = prediction_from_json(bytes.toStdString());
+    if (whole) return std::vector<Prediction>{whole.value()};
+    std::vector<Prediction> out;
+    std::string first_error;
+    int json_lines = 0;
+    for (const QByteArray& raw : bytes.split('\n')) {
+        const QByteArray line = raw.trimmed();
+        if (!line.startsWith('{')) continue;  // blank lines and "# ..." comments
+        ++json_lines;
+        auto p = prediction_from_json(line.toStdString());
+        if (p) out.push_back(std::move(p).value());
+        else if (first_error.empty()) first_error = p.error().message;
+    }
+    if (out.empty()) {
+        const std::string why = json_lines <= 1 ? whole.error().message : first_error;
+        return make_error("measurement " + path.toStdString() + ": " + why);
+    }
+    return out;
 }
 
 Result<Prediction> run_on_gpu(const Workload& workload, const std::string& gpu_label) {

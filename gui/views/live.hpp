@@ -5,6 +5,8 @@
 
 #include <QString>
 
+#include <vector>
+
 #include "core/prediction.hpp"
 #include "core/result.hpp"
 #include "core/workload.hpp"
@@ -22,8 +24,11 @@ bool gpu_support_built();
 // kernel under CUPTI: call from a worker thread.
 GpuAvailability gpu_run_availability();
 
-// Reads and parses a measurement (or prediction) JSON file written by `tilescope measure`.
-Result<Prediction> load_measurement_file(const QString& path);
+// Reads a measurement (or prediction) file written by `tilescope measure`: one JSON object, or
+// JSON Lines with one measurement per line (a measured data set such as
+// profiles/validation/*.jsonl; lines that are not measurements, e.g. microbenchmarks or
+// comments, are skipped). Error when the file holds no measurement.
+Result<std::vector<Prediction>> load_measurement_file(const QString& path);
 
 // Measures the workload on the GPU (blocking: call from a worker thread). `gpu_label` names the
 // profile the measurement is compared with.

@@ -9,6 +9,7 @@
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QInputDialog>
 #include <QLabel>
 #include <QLayout>
 #include <QMenuBar>
@@ -413,13 +414,39 @@ void MainWindow::openProfileDialog() {
     if (!path.isEmpty()) panel_->addProfilePath(path);
 }
 
-Status MainWindow::loadMeasurement(const QString& path) {
-    auto m = load_measurement_file(path);
-    if (!m) {
-        showBanner(QString::fromStdString(m.error().message), true);
-        return m.error();
+Status MainWindow::loadMeasurement(const QString& path, int index, bool ask) {
+    auto all = load_measurement_file(path);
+    if (!all) {
+        showBanner(QString::fromStdString(all.error().message), true);
+        return all.error();
     }
-    measurement_ = m.value();
+    const std::vector<Prediction>& list = all.value();
+    if (index >= static_cast<int>(list.size())) {
+        const std::string msg = "measurement " + path.toStdString() + " has " + std::to_string(list.size()) + " records (asked for #" +
+                                std::to_string(index) + ")";
+        showBanner(QString::fromStdString(msg), true);
+        return make_error(msg);
+    }
+    if (index < 0 && list.size() == 1) index = 0;
+    if (index < 0) {
+        const PredictRequest current = panel_->request();
+        auto w = make_workload(current.spec);
+        for (std::size_t i = 0; i < list.size() && w; ++i)
+            if (describe(list[i].workload) == describe(w.value()) && list[i].gpu == current.profile) index = static_cast<int>(i);
+    }
+    if (index < 0 && ask) {
+        QStringList items;
+        for (const Prediction& p : list)
+            items << QStringLiteral("%1 · %2").arg(QString::fromStdString(describe(p.workload)), QString::fromStdString(p.gpu));
+        bool ok = false;
+        const QString item = QInputDialog::getItem(this, QStringLiteral("Choose a measurement"),
+                                                   QStringLiteral("%1 holds %2 measurements:").arg(QFileInfo(path).fileName()).arg(list.size()),
+                                                   items, 0, false, &ok);
+        if (!ok) return make_error("no measurement chosen");
+        index = static_cast<int>(items.indexOf(item));
+    }
+    if (index < 0) index = 0;
+    measurement_ = list[static_cast<std::size_t>(index)];
     measurement_label_ = QFileInfo(path).fileName();
     hideBanner();
     // Predict the measured workload (on its GPU's profile when that is bundled) so the two line up.
@@ -447,8 +474,8 @@ void MainWindow::clearMeasurement() {
 
 void MainWindow::openMeasurementDialog() {
     const QString path = QFileDialog::getOpenFileName(this, QStringLiteral("Open measurement (tilescope measure --format json)"), QString(),
-                                                      QStringLiteral("JSON (*.json);;All files (*)"));
-    if (!path.isEmpty()) (void)loadMeasurement(path);
+                                                      QStringLiteral("Measurements (*.json *.jsonl);;All files (*)"));
+    if (!path.isEmpty()) (void)loadMeasurement(path, -1, true);
 }
 
 void MainWindow::runOnGpu() {

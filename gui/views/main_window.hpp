@@ -53,7 +53,10 @@ public:
     QString bannerText() const;
     bool bannerVisible() const;
 
-    Status loadMeasurement(const QString& path);
+    // Loads a measurement file (JSON or JSON Lines) and predicts its workload on its GPU. With
+    // several records: `index` picks one; -1 takes the one matching the panel's workload and GPU,
+    // else asks (ask = true, the File menu) or takes the first.
+    Status loadMeasurement(const QString& path, int index = -1, bool ask = false);
     void clearMeasurement();
     Status exportPage(int page, const QString& path);  // .png or .svg by suffix
     Status exportTileMapCsv(const QString& path);

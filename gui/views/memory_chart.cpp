@@ -136,16 +136,17 @@ void MemoryChart::paintEvent(QPaintEvent*) {
                fm.elidedText(header, Qt::ElideRight, width() - 2 * margin));
     y += line * 1.2;
     p.setFont(base);
-    QString time_text = QStringLiteral("time %1").arg(format_time_ns(time_ns));
-    if (mm) {
-        const double d = (meas_time_ns - time_ns) / time_ns;
-        time_text += QStringLiteral("   measured %1 (%2%3)").arg(format_time_ns(meas_time_ns), d >= 0 ? QStringLiteral("+") : QString(),
-                                                               format_percent(d));
-    }
     const std::string bound = launch_index_ < 0 ? pred.bound : pred.launches[static_cast<std::size_t>(launch_index_)].bound;
-    time_text += QStringLiteral("   bound: ") + QString::fromStdString(bound);
+    const QString time_text = QStringLiteral("time %1   bound: %2   ").arg(format_time_ns(time_ns), QString::fromStdString(bound));
     const QRectF time_rect(margin, y, width() - 2 * margin, line);
     p.drawText(time_rect, Qt::AlignLeft, time_text);
+    if (mm) {
+        const double d = (meas_time_ns - time_ns) / time_ns;
+        p.setPen(std::isnan(d) ? QColor(Qt::darkGray) : diff_color(d));
+        p.drawText(time_rect.adjusted(fm.horizontalAdvance(time_text), 0, 0, 0), Qt::AlignLeft,
+                   QStringLiteral("measured %1 (%2%3)").arg(format_time_ns(meas_time_ns), d >= 0 ? QStringLiteral("+") : QString(), format_percent(d)));
+        p.setPen(Qt::black);
+    }
     regions_.push_back({time_rect, metric_tooltip({QStringLiteral("gpu__time_duration.sum")}, QStringLiteral("kernel duration"))});
     y += line * 1.6;
 

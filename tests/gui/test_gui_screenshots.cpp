@@ -2,6 +2,7 @@
 // $TILESCOPE_SCREENSHOT_DIR (default ./screenshots), and copies them to
 // $TILESCOPE_SCREENSHOT_COPY_DIR when set (docs/screenshots for the README).
 #include <QDir>
+#include <QFileInfo>
 #include <QFile>
 #include <QImage>
 #include <QStandardPaths>
@@ -112,23 +113,32 @@ private slots:
     }
 
     void measuredOverlay() {
-        // A committed real measurement (profiles/measurements/, written by `tilescope measure` on the
-        // lent GPU) overlaid on its prediction. Only real files are used; none -> skipped.
-        const QDir dir(QStringLiteral(TILESCOPE_SOURCE_DIR "/profiles/measurements"));
-        const QStringList files = dir.entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name);
+        // Real H100 measurements committed to the repository (tilescope calibrate
+        // --measure-dataset on the lent GPU): the default flash2 workload's record overlaid on its
+        // prediction. Only real files are used; none -> skipped.
+        const QString dataset = QStringLiteral(TILESCOPE_SOURCE_DIR "/profiles/validation/h100-sxm-dataset.jsonl");
+        if (!QFileInfo::exists(dataset)) QSKIP("no measured data set under profiles/validation");
         MainWindow w(false);
         w.resize(1500, 950);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
-        for (const QString& f : files) {
-            if (!w.loadMeasurement(dir.filePath(f)).ok()) continue;  // e.g. a sweep file (JSONL)
-            QVERIFY(gui_test::wait_prediction(w));
-            if (!w.snapshot()) continue;
-            w.tabs()->setCurrentIndex(MainWindow::MemoryPage);
-            shoot(w, QStringLiteral("memory-measured"));
-            return;
-        }
-        QSKIP("no single-workload measurement JSON under profiles/measurements");
+        PredictRequest r;
+        r.spec.kernel = "attention-flash2";
+        r.spec.batch = 4;
+        r.spec.heads = 32;
+        r.spec.seq = 4096;
+        r.spec.head_dim = 64;
+        r.spec.tile_m = 128;
+        r.spec.tile_n = 64;
+        r.profile = "h100-sxm";
+        r.model = simulator_available() ? "sim" : "analytic";
+        w.panel()->setRequest(r);
+        QVERIFY(gui_test::wait_prediction(w));
+        const Status s = w.loadMeasurement(dataset);  // picks the record matching the panel
+        QVERIFY2(s.ok(), s.ok() ? "" : s.error().message.c_str());
+        QVERIFY(gui_test::wait_prediction(w));
+        w.tabs()->setCurrentIndex(MainWindow::MemoryPage);
+        shoot(w, QStringLiteral("memory-measured-h100"));
     }
 
     void cleanupTestCase() {

@@ -405,6 +405,27 @@ private slots:
                 found = w.memoryChart()->toolTipAt(QPointF(x, y)).contains(QStringLiteral("ncu --metrics dram__bytes_read.sum,dram__bytes_write.sum"));
         QVERIFY(found);
 
+        // JSON Lines (a measured data set): the record matching the panel's workload is chosen.
+        const QString jsonl = dir.filePath(QStringLiteral("set.jsonl"));
+        {
+            Prediction other = measured;
+            other.workload.seq_q = other.workload.seq_kv = 512;
+            QFile f(jsonl);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("# tilescope calibrate --measure-dataset\n{\"microbench\":\"hbm_bandwidth\",\"value\":1e12}\n");
+            f.write(QByteArray::fromStdString(to_json(other)).replace('\n', ' ') + '\n');
+            f.write(QByteArray::fromStdString(to_json(measured)).replace('\n', ' ') + '\n');
+        }
+        QVERIFY(w.loadMeasurement(jsonl).ok());
+        QVERIFY(gui_test::wait_prediction(w));
+        QCOMPARE(describe(w.snapshot()->workload), describe(measured.workload));
+        QVERIFY(std::fabs(w.memoryChart()->linkBytes(MemoryChart::Link::hbm_l2, true) / pred - 1.25) < 1e-9);
+        QVERIFY(w.loadMeasurement(jsonl, 0).ok());  // by index: the N = 512 record
+        QVERIFY(gui_test::wait_prediction(w));
+        QCOMPARE(w.snapshot()->workload.seq_q, int64_t{512});
+        QVERIFY(!w.loadMeasurement(jsonl, 7).ok());
+        QVERIFY(w.bannerVisible());
+
         const QString broken = dir.filePath(QStringLiteral("broken-measurement.json"));
         {
             QFile f(broken);
