@@ -73,6 +73,8 @@ int run_calibrate(int argc, char** argv) {
         ("repeats", po::value<int>()->default_value(5), "measuring: timed repeats per case (median)")
         ("time-budget-s", po::value<double>()->default_value(0.0),
          "measuring: stop starting new cases after this many seconds (0 = no limit); the rest are listed as skipped")
+        ("fit-budget-s", po::value<double>()->default_value(0.0),
+         "fitting: stop the search after this many seconds, keeping the best point (0 = no limit)")
         ("jobs", po::value<int>()->default_value(static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))),
          "prediction threads");
     po::variables_map vm;
@@ -132,6 +134,8 @@ int run_calibrate(int argc, char** argv) {
     co.max_evaluations = max_evals;
     co.max_fit_cases = max_fit_cases;
     co.jobs = jobs;
+    co.time_budget_s = vm["fit-budget-s"].as<double>();
+    if (!(co.time_budget_s >= 0)) return fail(2, "calibrate: --fit-budget-s must be >= 0");
     const std::string model = vm["model"].as<std::string>();
     co.provenance["calibrated_date"] = validate::utc_now_iso();
     co.provenance["calibrate_commit"] = validate::build_commit();

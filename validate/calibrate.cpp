@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -211,14 +212,22 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
         const double e = rms_log(predict_times(train, h, predict, options.jobs), measured);
         return e * e;
     };
+    const auto t0 = std::chrono::steady_clock::now();
+    bool out_of_time = false;
     NelderMeadOptions nm;
+    nm.stop = [&] {
+        if (options.time_budget_s <= 0) return false;
+        out_of_time = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() >
+                      options.time_budget_s;
+        return out_of_time;
+    };
     nm.max_evaluations = options.max_evaluations;
     nm.initial_step = 0.5;
     nm.tolerance = 1e-6;
     // Nelder-Mead restarted from its best point while it still improves: a fresh simplex
     // escapes the collapse that flat directions (a parameter that binds no case) cause.
     Minimum m{start, objective(start), 1, true};
-    while (!fit.empty() && m.evaluations < options.max_evaluations) {
+    while (!fit.empty() && m.evaluations < options.max_evaluations && !out_of_time) {
         nm.max_evaluations = options.max_evaluations - m.evaluations;
         const Minimum next = nelder_mead(objective, m.x, nm);
         const bool improved = next.value < m.value * (1 - 1e-6) - 1e-15;
@@ -233,7 +242,8 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
     }
     apply(r.hw, m.x);
     r.evaluations = m.evaluations;
-    r.converged = m.converged;
+    r.converged = m.converged && !out_of_time;
+    r.budget_exhausted = out_of_time;
     for (std::size_t i = 0; i < fit.size(); ++i)
         r.parameters.push_back({fit[i], *fields[i],
                                 "fitted: least squares on ln(t_pred/t_meas) over " +
@@ -304,6 +314,7 @@ std::string fit_report_json(const CalibrationResult& r) {
     o["time_mape_after"] = r.mape_after;
     o["evaluations"] = r.evaluations;
     o["converged"] = r.converged;
+    o["time_budget_reached"] = r.budget_exhausted;
     json::array res;
     for (const auto& x : r.residuals)
         res.push_back(json::object{{"case", x.name},
@@ -331,7 +342,8 @@ std::string fit_report_table(const CalibrationResult& r) {
     std::snprintf(buf, sizeof buf,
                   "training time error: rms ln %.4f -> %.4f, MAPE %.2f%% -> %.2f%% (%d evaluations%s)\n",
                   r.rms_log_error_before, r.rms_log_error_after, 100 * r.mape_before, 100 * r.mape_after,
-                  r.evaluations, r.converged ? ", converged" : ", evaluation limit reached");
+                  r.evaluations,
+                  r.converged ? ", converged" : (r.budget_exhausted ? ", time budget reached" : ", evaluation limit reached"));
     o << buf;
     return o.str();
 }

@@ -47,6 +47,8 @@ struct CalibrateOptions {
     int max_fit_cases = 0;       // 0 = every training case; else this many training cases, the
                                  // cheapest to simulate (simulation_cost), to bound the fit's cost
     int jobs = 1;
+    double time_budget_s = 0;    // 0 = none; else the fit stops (keeping its best point) when
+                                 // this much wall time has passed
     std::map<std::string, std::string> provenance;  // merged into the profile's provenance
 };
 
@@ -74,6 +76,7 @@ struct CalibrationResult {
     double mape_before = 0, mape_after = 0;
     int evaluations = 0;
     bool converged = false;
+    bool budget_exhausted = false;        // stopped by time_budget_s
 };
 
 // `predict` is the model being calibrated (normally the simulator).

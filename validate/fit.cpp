@@ -27,7 +27,7 @@ Minimum nelder_mead(const std::function<double(const std::vector<double>&)>& f,
 
     std::vector<std::size_t> order(n + 1);
     bool converged = false;
-    while (evals < options.max_evaluations) {
+    while (evals < options.max_evaluations && !(options.stop && options.stop())) {
         std::iota(order.begin(), order.end(), std::size_t{0});
         std::stable_sort(order.begin(), order.end(),
                          [&](std::size_t a, std::size_t b) { return values[a] < values[b]; });

@@ -12,6 +12,7 @@ struct NelderMeadOptions {
     int max_evaluations = 200;
     double initial_step = 0.3;   // simplex edge in each coordinate (unconstrained units)
     double tolerance = 1e-7;     // stop when the simplex's value spread falls below this
+    std::function<bool()> stop;  // optional: checked once per iteration; true ends the search
 };
 
 struct Minimum {

@@ -121,3 +121,20 @@ TEST_CASE("calibrate rejects unknown parameters and empty training sets", "[vali
     empty.origin = "empty";
     CHECK_FALSE(calibrate(empty, base, toy(), {}).ok());
 }
+
+TEST_CASE("calibrate stops at its time budget and keeps a usable point", "[validate][calibrate]") {
+    Calibration truth;
+    truth.tensor_efficiency = 0.5;
+    Hardware base;
+    base.name = "toy";
+    CalibrateOptions o;
+    o.fit = {"tensor_efficiency"};
+    o.max_evaluations = 100000;
+    o.time_budget_s = 1e-9;
+    auto r = calibrate(toy_data(truth), base, toy(), o);
+    REQUIRE(r.ok());
+    CHECK(r->budget_exhausted);
+    CHECK_FALSE(r->converged);
+    CHECK(r->evaluations < 100);
+    CHECK(r->hw.calibration.calibrated);
+}

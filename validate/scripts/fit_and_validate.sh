@@ -3,7 +3,7 @@
 # on the training cases, then validate every case with the calibrated profile, store the
 # predictions and write the Markdown report with its plots.
 # Usage (repo root, .deps/calib carried):
-#   validate/scripts/fit_and_validate.sh DATA.jsonl PROFILE [FIT_CASES] [EVALS]
+#   validate/scripts/fit_and_validate.sh DATA.jsonl PROFILE [FIT_CASES] [EVALS] [FIT_BUDGET_S]
 # -> $OUT/<profile>.json, <profile>.fit.json, predictions.jsonl, report.tar (README.md + PNGs), logs
 set -u
 OUT=${OUT:-/tmp/tilescope_out}
@@ -17,7 +17,7 @@ FIT_CASES=${3:-100}
 EVALS=${4:-60}
 J=$(nproc)
 t0=$(date +%s)
-timeout 300 "$B" calibrate --gpu "$PROFILE" --from "$DATA" --out "$OUT/$PROFILE.json" --jobs "$J" \
+timeout 330 "$B" calibrate --gpu "$PROFILE" --from "$DATA" --out "$OUT/$PROFILE.json" --jobs "$J" --fit-budget-s "${5:-240}" \
     --max-fit-cases "$FIT_CASES" --max-evals "$EVALS" > "$OUT/calibrate.log" 2>&1
 echo "calibrate rc=$? after $(( $(date +%s) - t0 )) s"; cat "$OUT/calibrate.log"
 timeout $(( 570 - ($(date +%s) - t0) )) "$B" validate --gpu "$OUT/$PROFILE.json" --measurements "$DATA" --split all \
