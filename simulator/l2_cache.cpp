@@ -22,9 +22,9 @@ void L2Cache::reset(std::int64_t capacity_bytes, std::int64_t min_chunk_bytes, s
 }
 
 void L2Cache::rehash(std::uint64_t slots) {
-    table_.assign(slots, 0u);
+    table_.assign(slots, TableSlot{});
     table_mask_ = slots - 1;
-    table_shift_ = 64 - std::countr_zero(slots);
+    table_shift_ = 64 - std::countr_zero(slots) + kGroupBits;  // slots >= 1024 > 2^kGroupBits
     for (std::uint32_t n = head_; n != kNil; n = nodes_[n].next) table_insert(nodes_[n].key, n);
 }
 
@@ -39,29 +39,29 @@ void L2Cache::set_buffer(std::uint32_t id, std::int64_t bytes, std::int64_t chun
 std::uint32_t L2Cache::find(std::uint64_t key) const {
     std::uint64_t s = slot_of(key);
     while (true) {
-        const std::uint32_t v = table_[s];
-        if (v == 0) return kNil;
-        if (nodes_[v - 1].key == key) return v - 1;
+        const TableSlot& t = table_[s];
+        if (t.key == key) return t.node;
+        if (t.key == kEmptyKey) return kNil;
         s = (s + 1) & table_mask_;
     }
 }
 
 void L2Cache::table_insert(std::uint64_t key, std::uint32_t node) {
     std::uint64_t s = slot_of(key);
-    while (table_[s] != 0) s = (s + 1) & table_mask_;
-    table_[s] = node + 1;
+    while (table_[s].key != kEmptyKey) s = (s + 1) & table_mask_;
+    table_[s] = TableSlot{key, node};
 }
 
 // Linear-probing deletion by backward shift (no tombstones, so probes stay short).
 void L2Cache::table_erase(std::uint64_t key) {
     std::uint64_t s = slot_of(key);
-    while (nodes_[table_[s] - 1].key != key) s = (s + 1) & table_mask_;
+    while (table_[s].key != key) s = (s + 1) & table_mask_;
     std::uint64_t hole = s;
     std::uint64_t j = s;
     while (true) {
         j = (j + 1) & table_mask_;
-        if (table_[j] == 0) break;
-        const std::uint64_t home = slot_of(nodes_[table_[j] - 1].key);
+        if (table_[j].key == kEmptyKey) break;
+        const std::uint64_t home = slot_of(table_[j].key);
         // Move entry j into the hole if its home is not cyclically within (hole, j].
         const bool home_in_range = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
         if (!home_in_range) {
@@ -69,7 +69,7 @@ void L2Cache::table_erase(std::uint64_t key) {
             hole = j;
         }
     }
-    table_[hole] = 0;
+    table_[hole] = TableSlot{};
 }
 
 void L2Cache::list_unlink(std::uint32_t n) {

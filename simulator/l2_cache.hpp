@@ -50,12 +50,20 @@ private:
         std::uint32_t bytes = 0;
         bool dirty = false;
     };
+    // Hash table slot. The key is stored inline so probing and backward-shift deletion never
+    // touch the (randomly placed) nodes: with the key only in the node, table_erase()'s probe
+    // walk was 30% of a naive-attention run.
+    struct TableSlot {
+        std::uint64_t key = kEmptyKey;
+        std::uint32_t node = 0;
+    };
     struct BufferInfo {
         std::int64_t bytes = 0;
         std::int64_t chunk_bytes = 0;
         int chunk_shift = 0;
     };
     static constexpr std::uint32_t kNil = 0xffffffffu;
+    static constexpr std::uint64_t kEmptyKey = ~std::uint64_t{0};  // keys are (id << 44) | chunk
 
     void touch(std::uint32_t id, std::int64_t begin, std::int64_t end, bool is_store, L2Access& acc);
     std::uint32_t find(std::uint64_t key) const;
@@ -65,8 +73,14 @@ private:
     void list_unlink(std::uint32_t n);
     void list_push_front(std::uint32_t n);
     void evict_one(L2Access& acc);
+    // Groups of kGroup consecutive chunks of a buffer hash to kGroup consecutive slots: accesses
+    // stream through neighbouring chunks, so their probes share CPU cache lines. A plain
+    // Fibonacci hash scattered them over a table of up to 32 MB (64-B chunks in a 40 MB L2) and
+    // made every probe a DRAM miss (80% of the lookup time).
+    static constexpr int kGroupBits = 3;
     std::uint64_t slot_of(std::uint64_t key) const {
-        return (key * 0x9E3779B97F4A7C15ull) >> table_shift_;
+        const std::uint64_t group = ((key >> kGroupBits) * 0x9E3779B97F4A7C15ull) >> table_shift_;
+        return ((group << kGroupBits) | (key & ((1u << kGroupBits) - 1))) & table_mask_;
     }
 
     std::int64_t capacity_bytes_ = 0;
@@ -75,7 +89,7 @@ private:
     std::vector<BufferInfo> buffers_;
     std::vector<Node> nodes_;
     std::vector<std::uint32_t> free_;
-    std::vector<std::uint32_t> table_;  // node index + 1, 0 = empty; linear probing
+    std::vector<TableSlot> table_;  // linear probing, kept at most half full
     int table_shift_ = 64;
     std::uint64_t table_mask_ = 0;
     std::uint32_t head_ = kNil, tail_ = kNil;
