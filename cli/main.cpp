@@ -8,6 +8,16 @@
 
 namespace {
 
+#ifndef TILESCOPE_HAVE_CUDA
+// Measuring needs the kernels library, which is built only when CMake finds a CUDA toolkit.
+// Exit code 3 is the CLI's "no GPU / no profiling" code, so scripts treat both alike.
+int run_measure_without_cuda(int, char**) {
+    std::cerr << "tilescope: error: measure needs a build with CUDA (this one was configured without "
+                 "a CUDA toolkit; reconfigure with -DTILESCOPE_ENABLE_CUDA=ON)\n";
+    return 3;
+}
+#endif
+
 struct Command {
     const char* name;
     int (*run)(int, char**);
@@ -25,6 +35,8 @@ const Command kCommands[] = {
 #endif
 #ifdef TILESCOPE_HAVE_CUDA
     {"measure", tilescope::run_measure, "run the real CUDA kernels and measure them with CUPTI"},
+#else
+    {"measure", run_measure_without_cuda, "run the real CUDA kernels (this build has no CUDA: exits 3)"},
 #endif
 #ifdef TILESCOPE_HAVE_VALIDATE
     {"calibrate", tilescope::run_calibrate, "fit the simulator's free parameters to measurements"},
