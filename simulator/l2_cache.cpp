@@ -12,20 +12,16 @@ void L2Cache::reset(std::int64_t capacity_bytes, std::int64_t min_chunk_bytes, s
     nodes_.clear();
     free_.clear();
     head_ = tail_ = kNil;
-    // The hash table starts small and doubles as chunks arrive (kept at most half full). Sizing
-    // it for the bound on live chunks (capacity / min_chunk_bytes + one clipped chunk per
-    // buffer) made it mostly empty and its probes missed the CPU cache.
+    // The chunk map grows on demand (pages are allocated as chunks arrive), so the bound on live
+    // chunks is not needed up front.
     (void)min_chunk_bytes;
     (void)buffers;
     live_ = 0;
-    rehash(1024);
-}
-
-void L2Cache::rehash(std::uint64_t slots) {
-    table_.assign(slots, TableSlot{});
-    table_mask_ = slots - 1;
-    table_shift_ = 64 - std::countr_zero(slots) + kGroupBits;  // slots >= 1024 > 2^kGroupBits
-    for (std::uint32_t n = head_; n != kNil; n = nodes_[n].next) table_insert(nodes_[n].key, n);
+    buffers_.clear();
+    dir_.clear();
+    pool_.clear();
+    page_live_.clear();
+    free_pages_.clear();
 }
 
 void L2Cache::set_buffer(std::uint32_t id, std::int64_t bytes, std::int64_t chunk_bytes) {
@@ -34,42 +30,53 @@ void L2Cache::set_buffer(std::uint32_t id, std::int64_t bytes, std::int64_t chun
     b.bytes = bytes;
     b.chunk_bytes = chunk_bytes;
     b.chunk_shift = std::countr_zero(static_cast<std::uint64_t>(chunk_bytes));
+    const auto chunks = static_cast<std::uint64_t>(std::max<std::int64_t>(bytes, 0)) >> b.chunk_shift;
+    b.dir_pages = static_cast<std::size_t>((chunks >> kPageBits) + 1);
+    b.dir_begin = dir_.size();
+    dir_.resize(dir_.size() + b.dir_pages, kNil);
 }
 
-std::uint32_t L2Cache::find(std::uint64_t key) const {
-    std::uint64_t s = slot_of(key);
-    while (true) {
-        const TableSlot& t = table_[s];
-        if (t.key == key) return t.node;
-        if (t.key == kEmptyKey) return kNil;
-        s = (s + 1) & table_mask_;
+std::uint32_t& L2Cache::dir_entry(std::uint32_t id, std::uint64_t c) {
+    BufferInfo& b = buffers_[id];
+    const auto page = static_cast<std::size_t>(c >> kPageBits);
+    if (page >= b.dir_pages) {  // past the registered size: give this buffer a bigger directory
+        const std::size_t pages = page + 1;
+        const std::size_t begin = dir_.size();
+        dir_.resize(begin + pages, kNil);
+        std::copy_n(dir_.begin() + static_cast<std::ptrdiff_t>(b.dir_begin), b.dir_pages,
+                    dir_.begin() + static_cast<std::ptrdiff_t>(begin));
+        std::fill_n(dir_.begin() + static_cast<std::ptrdiff_t>(b.dir_begin), b.dir_pages, kNil);
+        b.dir_begin = begin;
+        b.dir_pages = pages;
     }
+    return dir_[b.dir_begin + page];
 }
 
-void L2Cache::table_insert(std::uint64_t key, std::uint32_t node) {
-    std::uint64_t s = slot_of(key);
-    while (table_[s].key != kEmptyKey) s = (s + 1) & table_mask_;
-    table_[s] = TableSlot{key, node};
-}
-
-// Linear-probing deletion by backward shift (no tombstones, so probes stay short).
-void L2Cache::table_erase(std::uint64_t key) {
-    std::uint64_t s = slot_of(key);
-    while (table_[s].key != key) s = (s + 1) & table_mask_;
-    std::uint64_t hole = s;
-    std::uint64_t j = s;
-    while (true) {
-        j = (j + 1) & table_mask_;
-        if (table_[j].key == kEmptyKey) break;
-        const std::uint64_t home = slot_of(table_[j].key);
-        // Move entry j into the hole if its home is not cyclically within (hole, j].
-        const bool home_in_range = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
-        if (!home_in_range) {
-            table_[hole] = table_[j];
-            hole = j;
+void L2Cache::map_insert(std::uint32_t id, std::uint64_t c, std::uint32_t node) {
+    std::uint32_t& d = dir_entry(id, c);
+    if (d == kNil) {
+        if (!free_pages_.empty()) {
+            d = free_pages_.back();
+            free_pages_.pop_back();
+        } else {
+            d = static_cast<std::uint32_t>(page_live_.size());
+            page_live_.push_back(0);
+            pool_.resize(pool_.size() + kPageChunks, kNil);
         }
     }
-    table_[hole] = TableSlot{};
+    pool_[(static_cast<std::size_t>(d) << kPageBits) + (c & (kPageChunks - 1))] = node;
+    ++page_live_[d];
+}
+
+void L2Cache::map_erase(std::uint64_t key) {
+    const auto id = static_cast<std::uint32_t>(key >> kKeyShift);
+    const std::uint64_t c = key & kChunkMask;
+    std::uint32_t& d = dir_entry(id, c);
+    pool_[(static_cast<std::size_t>(d) << kPageBits) + (c & (kPageChunks - 1))] = kNil;
+    if (--page_live_[d] == 0) {
+        free_pages_.push_back(d);
+        d = kNil;
+    }
 }
 
 void L2Cache::list_unlink(std::uint32_t n) {
@@ -96,7 +103,7 @@ void L2Cache::evict_one(L2Access& acc) {
         dirty_bytes_ -= v.bytes;
     }
     used_bytes_ -= v.bytes;
-    table_erase(v.key);
+    map_erase(v.key);
     --live_;
     list_unlink(victim);
     free_.push_back(victim);
@@ -113,8 +120,13 @@ void L2Cache::touch(std::uint32_t id, std::int64_t begin, std::int64_t end, bool
         const std::int64_t c_begin = c << b.chunk_shift;
         const std::int64_t c_end = c_begin + b.chunk_bytes;
         const std::int64_t overlap = std::min(end, c_end) - std::max(begin, c_begin);
-        const std::uint64_t key = (static_cast<std::uint64_t>(id) << 44) | static_cast<std::uint64_t>(c);
-        const std::uint32_t n = find(key);
+        const auto uc = static_cast<std::uint64_t>(c);
+        const std::uint64_t key = (static_cast<std::uint64_t>(id) << kKeyShift) | uc;
+        std::uint32_t n = kNil;
+        {
+            const std::uint32_t d = dir_entry(id, uc);
+            if (d != kNil) n = pool_[(static_cast<std::size_t>(d) << kPageBits) + (uc & (kPageChunks - 1))];
+        }
         if (n != kNil) {
             if (!is_store) acc.hit_bytes += overlap;
             if (is_store && !nodes_[n].dirty) {
@@ -151,8 +163,8 @@ void L2Cache::touch(std::uint32_t id, std::int64_t begin, std::int64_t end, bool
         used_bytes_ += chunk;
         if (is_store) dirty_bytes_ += chunk;
         else acc.fill_bytes += chunk;
-        if (static_cast<std::uint64_t>(++live_) * 2 > table_.size()) rehash(table_.size() * 2);
-        table_insert(key, idx);
+        ++live_;
+        map_insert(id, uc, idx);
         list_push_front(idx);
     }
 }
