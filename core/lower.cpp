@@ -72,50 +72,6 @@ int attention_registers(std::int64_t br, std::int64_t bc, std::int64_t head_dim,
     return static_cast<int>(std::min<std::int64_t>(ceil_div(regs, 8) * 8, 1 << 20));
 }
 
-void push_load(std::vector<Step>& out, std::int32_t iteration, std::uint32_t buffer, std::int64_t offset_bytes,
-               std::int64_t row_bytes, std::int64_t rows, std::int64_t stride_bytes) {
-    Step s;
-    s.kind = StepKind::load;
-    s.iteration = iteration;
-    s.region = Region{buffer, offset_bytes, row_bytes, rows, stride_bytes};
-    s.amount = static_cast<double>(s.region.bytes());
-    out.push_back(s);
-}
-
-void push_store(std::vector<Step>& out, std::int32_t iteration, std::uint32_t buffer, std::int64_t offset_bytes,
-                std::int64_t row_bytes, std::int64_t rows, std::int64_t stride_bytes) {
-    Step s;
-    s.kind = StepKind::store;
-    s.iteration = iteration;
-    s.region = Region{buffer, offset_bytes, row_bytes, rows, stride_bytes};
-    s.amount = static_cast<double>(s.region.bytes());
-    out.push_back(s);
-}
-
-void push_smem(std::vector<Step>& out, StepKind kind, std::int32_t iteration, double bytes) {
-    Step s;
-    s.kind = kind;
-    s.iteration = iteration;
-    s.amount = bytes;
-    out.push_back(s);
-}
-
-void push_compute(std::vector<Step>& out, Unit unit, std::int32_t iteration, double ops) {
-    Step s;
-    s.kind = StepKind::compute;
-    s.unit = unit;
-    s.iteration = iteration;
-    s.amount = ops;
-    out.push_back(s);
-}
-
-void push_barrier(std::vector<Step>& out, std::int32_t iteration) {
-    Step s;
-    s.kind = StepKind::barrier;
-    s.iteration = iteration;
-    out.push_back(s);
-}
-
 Status finish_launch(Launch& launch, const Hardware& hw, const std::string& what, bool persistent) {
     if (launch.smem_bytes_per_block > hw.smem_per_block_max_bytes)
         return make_error(what + " needs " + std::to_string(launch.smem_bytes_per_block) +

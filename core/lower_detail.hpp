@@ -48,14 +48,43 @@ std::int64_t first_q_for_kv(std::int64_t j, std::int64_t br, std::int64_t bc, bo
 // fragments (dtype), for the query rows one warp owns. An estimate, not what nvcc allocates.
 int attention_registers(std::int64_t br, std::int64_t bc, std::int64_t head_dim, int warps, int dtype_size);
 
-// Step builders.
-void push_load(std::vector<Step>& out, std::int32_t iteration, std::uint32_t buffer, std::int64_t offset_bytes,
-               std::int64_t row_bytes, std::int64_t rows, std::int64_t stride_bytes);
-void push_store(std::vector<Step>& out, std::int32_t iteration, std::uint32_t buffer, std::int64_t offset_bytes,
-                std::int64_t row_bytes, std::int64_t rows, std::int64_t stride_bytes);
-void push_smem(std::vector<Step>& out, StepKind kind, std::int32_t iteration, double bytes);
-void push_compute(std::vector<Step>& out, Unit unit, std::int32_t iteration, double ops);
-void push_barrier(std::vector<Step>& out, std::int32_t iteration);
+// Step builders. Inline: the simulator calls a block program once per block, and for small
+// tiles that is tens of millions of steps per launch; out-of-line calls were a quarter of a
+// sweep's time.
+inline void push_load(std::vector<Step>& out, std::int32_t iteration, std::uint32_t buffer, std::int64_t offset_bytes,
+                      std::int64_t row_bytes, std::int64_t rows, std::int64_t stride_bytes) {
+    Step& s = out.emplace_back();
+    s.kind = StepKind::load;
+    s.iteration = iteration;
+    s.region = Region{buffer, offset_bytes, row_bytes, rows, stride_bytes};
+    s.amount = static_cast<double>(s.region.bytes());
+}
+inline void push_store(std::vector<Step>& out, std::int32_t iteration, std::uint32_t buffer, std::int64_t offset_bytes,
+                       std::int64_t row_bytes, std::int64_t rows, std::int64_t stride_bytes) {
+    Step& s = out.emplace_back();
+    s.kind = StepKind::store;
+    s.iteration = iteration;
+    s.region = Region{buffer, offset_bytes, row_bytes, rows, stride_bytes};
+    s.amount = static_cast<double>(s.region.bytes());
+}
+inline void push_smem(std::vector<Step>& out, StepKind kind, std::int32_t iteration, double bytes) {
+    Step& s = out.emplace_back();
+    s.kind = kind;
+    s.iteration = iteration;
+    s.amount = bytes;
+}
+inline void push_compute(std::vector<Step>& out, Unit unit, std::int32_t iteration, double ops) {
+    Step& s = out.emplace_back();
+    s.kind = StepKind::compute;
+    s.unit = unit;
+    s.iteration = iteration;
+    s.amount = ops;
+}
+inline void push_barrier(std::vector<Step>& out, std::int32_t iteration) {
+    Step& s = out.emplace_back();
+    s.kind = StepKind::barrier;
+    s.iteration = iteration;
+}
 
 // Checks the launch against the GPU (shared memory per block, threads, registers, via
 // occupancy()) and applies persistence (grid = resident slots looping over work items).
