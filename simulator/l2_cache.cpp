@@ -36,19 +36,16 @@ void L2Cache::set_buffer(std::uint32_t id, std::int64_t bytes, std::int64_t chun
     dir_.resize(dir_.size() + b.dir_pages, kNil);
 }
 
-std::uint32_t& L2Cache::dir_entry(std::uint32_t id, std::uint64_t c) {
+std::uint32_t& L2Cache::grow_dir(std::uint32_t id, std::size_t page) {
     BufferInfo& b = buffers_[id];
-    const auto page = static_cast<std::size_t>(c >> kPageBits);
-    if (page >= b.dir_pages) {  // past the registered size: give this buffer a bigger directory
-        const std::size_t pages = page + 1;
-        const std::size_t begin = dir_.size();
-        dir_.resize(begin + pages, kNil);
-        std::copy_n(dir_.begin() + static_cast<std::ptrdiff_t>(b.dir_begin), b.dir_pages,
-                    dir_.begin() + static_cast<std::ptrdiff_t>(begin));
-        std::fill_n(dir_.begin() + static_cast<std::ptrdiff_t>(b.dir_begin), b.dir_pages, kNil);
-        b.dir_begin = begin;
-        b.dir_pages = pages;
-    }
+    const std::size_t pages = page + 1;
+    const std::size_t begin = dir_.size();
+    dir_.resize(begin + pages, kNil);
+    std::copy_n(dir_.begin() + static_cast<std::ptrdiff_t>(b.dir_begin), b.dir_pages,
+                dir_.begin() + static_cast<std::ptrdiff_t>(begin));
+    std::fill_n(dir_.begin() + static_cast<std::ptrdiff_t>(b.dir_begin), b.dir_pages, kNil);
+    b.dir_begin = begin;
+    b.dir_pages = pages;
     return dir_[b.dir_begin + page];
 }
 

@@ -73,7 +73,13 @@ private:
     void touch(std::uint32_t id, std::int64_t begin, std::int64_t end, bool is_store, L2Access& acc);
     // Directory entry of chunk `c` of buffer `b` (grows the buffer's directory if an access
     // lies past its registered size, which the engine's range checks normally prevent).
-    std::uint32_t& dir_entry(std::uint32_t id, std::uint64_t c);
+    std::uint32_t& dir_entry(std::uint32_t id, std::uint64_t c) {
+        const BufferInfo& b = buffers_[id];
+        const auto page = static_cast<std::size_t>(c >> kPageBits);
+        if (page >= b.dir_pages) [[unlikely]] return grow_dir(id, page);
+        return dir_[b.dir_begin + page];
+    }
+    std::uint32_t& grow_dir(std::uint32_t id, std::size_t page);
     void map_insert(std::uint32_t id, std::uint64_t c, std::uint32_t node);
     void map_erase(std::uint64_t key);
     void list_unlink(std::uint32_t n);

@@ -141,6 +141,9 @@ private:
     std::vector<Step> scratch_;  // program of the block being loaded
     Status error_;
     mutable std::int64_t max_group_ = 1;  // largest coarsening factor used
+    // load_program's last phase amounts (smem, tensor, fp32, sfu) and the times derived from them.
+    std::array<double, kUnits> memo_amount_{}, memo_frac_{};
+    double memo_comp_ns_ = 0;
     LaunchResult out_;
     // Totals (integers for bytes so that L2-off runs equal analytic() exactly).
     std::int64_t load_bytes_ = 0, store_bytes_ = 0, hit_bytes_ = 0, fill_bytes_ = 0, writeback_bytes_ = 0;
@@ -231,23 +234,35 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
         ph.load_end = static_cast<std::uint32_t>(slot.loads.size());
         ph.store_end = static_cast<std::uint32_t>(slot.stores.size());
         const std::array<double, kUnits> amount = {smem, tensor, fp32, sfu};
-        const std::array<double, kUnits> rate = {r.smem_bytes_per_ns, r.tensor_flops_per_ns, r.fp32_flops_per_ns,
-                                                 r.sfu_ops_per_ns};
-        std::array<double, kUnits> t{};
-        for (std::size_t u = 0; u < kUnits; ++u) {
-            if (amount[u] <= 0) continue;
-            if (!(rate[u] > 0)) {
-                static constexpr std::array<const char*, kUnits> kWhat = {
-                    "shared-memory bandwidth", "tensor-core throughput", "FP32 throughput", "SFU throughput"};
-                return make_error("launch " + launch_.name + " needs " + kWhat[u] + " but profile " + st_.hw->name +
-                                  " gives it no rate (field is 0)");
+        // Consecutive iterations (and blocks) mostly repeat the same amounts: reuse the last
+        // phase's times instead of redoing the eight divisions (the same inputs give the same
+        // bits, so results are unchanged).
+        if (amount != memo_amount_) {
+            const std::array<double, kUnits> rate = {r.smem_bytes_per_ns, r.tensor_flops_per_ns,
+                                                     r.fp32_flops_per_ns, r.sfu_ops_per_ns};
+            std::array<double, kUnits> t{};
+            double comp_ns = 0;
+            for (std::size_t u = 0; u < kUnits; ++u) {
+                if (amount[u] <= 0) continue;
+                if (!(rate[u] > 0)) {
+                    static constexpr std::array<const char*, kUnits> kWhat = {
+                        "shared-memory bandwidth", "tensor-core throughput", "FP32 throughput", "SFU throughput"};
+                    return make_error("launch " + launch_.name + " needs " + kWhat[u] + " but profile " +
+                                      st_.hw->name + " gives it no rate (field is 0)");
+                }
+                t[u] = amount[u] / rate[u];
+                comp_ns = std::max(comp_ns, t[u]);
             }
-            t[u] = amount[u] / rate[u];
-            ph.comp_ns = std::max(ph.comp_ns, t[u]);
+            std::array<double, kUnits> frac{};
+            if (comp_ns > 0) {
+                for (std::size_t u = 0; u < kUnits; ++u) frac[u] = t[u] / comp_ns;
+            }
+            memo_amount_ = amount;
+            memo_comp_ns_ = comp_ns;
+            memo_frac_ = frac;
         }
-        if (ph.comp_ns > 0) {
-            for (std::size_t u = 0; u < kUnits; ++u) ph.frac[u] = t[u] / ph.comp_ns;
-        }
+        ph.comp_ns = memo_comp_ns_;
+        ph.frac = memo_frac_;
         ph.smem_bytes = smem;
         slot.phases.push_back(ph);
     }

@@ -10,8 +10,8 @@ std::int64_t coarsen_phases(std::vector<Phase>& phases, std::int64_t budget, std
     const std::int64_t target = std::max<std::int64_t>(1, budget / std::max<std::int64_t>(blocks, 1));
     const std::int64_t g = (n + target - 1) / target;
     if (g <= 1) return 1;
-    std::vector<Phase> merged;
-    merged.reserve(static_cast<std::size_t>((n + g - 1) / g));
+    // In place: run k (phases [k*g, k*g+g)) is written to index k <= k*g once it has been read.
+    std::size_t out = 0;
     for (std::int64_t a = 0; a < n; a += g) {
         const std::int64_t b = std::min(n, a + g);
         Phase m = phases[static_cast<std::size_t>(a)];
@@ -34,9 +34,9 @@ std::int64_t coarsen_phases(std::vector<Phase>& phases, std::int64_t budget, std
         for (std::size_t u = 0; u < kUnits; ++u) m.frac[u] = m.comp_ns > 0 ? unit_ns[u] / m.comp_ns : 0.0;
         m.latency_scale = serial ? static_cast<double>(std::max<std::int64_t>(loads, 1)) : 1.0;
         m.streamed = !serial;
-        merged.push_back(m);
+        phases[out++] = m;
     }
-    phases.swap(merged);
+    phases.resize(out);
     return g;
 }
 
