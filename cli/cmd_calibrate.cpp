@@ -6,8 +6,8 @@
 //   tilescope calibrate --gpu h100-sxm --measure-dataset FILE.jsonl   (CUDA: measure only)
 //
 // The fit uses TRAINING cases only (validate/split.hpp); see validate/calibrate.hpp for the
-// parameters and the objective. --out also writes <out stem>.fit.json (parameters, residuals
-// per training case, provenance).
+// parameters and the objective. --out also writes the fit report (parameters, residuals per
+// training case, provenance; JSON) to --fit-report or <out stem>.fit-report.
 #include <boost/program_options.hpp>
 
 #include <filesystem>
@@ -64,9 +64,15 @@ int run_calibrate(int argc, char** argv) {
         ("measure-dataset", po::value<std::string>(),
          "CUDA builds: measure microbenchmarks + every data-set case into this JSONL file and stop")
         ("out", po::value<std::string>(), "calibrated profile to write (default: stdout)")
+        ("fit-report", po::value<std::string>(),
+         "with --out: where the fit report (JSON: parameters, residuals, provenance) goes; default "
+         "<out without .json>.fit-report (no .json suffix: `tilescope profiles` reads every *.json of "
+         "profiles/calibrated/ as a profile)")
         ("model", po::value<std::string>()->default_value("sim"), "model whose parameters are fitted")
         ("fit", po::value<std::string>()->default_value(default_fit),
          "comma-separated Calibration fields to fit (efficiencies without a microbenchmark are added)")
+        ("start", po::value<std::string>(),
+         "where the search starts, NAME=VALUE,... for fitted parameters (e.g. an earlier fit's result)")
         ("max-evals", po::value<int>()->default_value(defaults.max_evaluations), "Nelder-Mead evaluations")
         ("max-fit-cases", po::value<int>()->default_value(0),
          "0 = every training case, else this many training cases, the cheapest to simulate")
@@ -132,6 +138,20 @@ int run_calibrate(int argc, char** argv) {
     validate::CalibrateOptions co;
     co.fit = split_list(vm["fit"].as<std::string>());
     co.max_evaluations = max_evals;
+    if (vm.count("start") != 0)
+        for (const auto& item : split_list(vm["start"].as<std::string>())) {
+            const auto eq = item.find('=');
+            double value = 0;
+            std::size_t used = 0;
+            try {
+                if (eq != std::string::npos) value = std::stod(item.substr(eq + 1), &used);
+            } catch (const std::exception&) {
+                used = 0;
+            }
+            if (eq == std::string::npos || used == 0 || used != item.size() - eq - 1)
+                return fail(2, "calibrate: --start items must be NAME=NUMBER (got '" + item + "')");
+            co.start[item.substr(0, eq)] = value;
+        }
     co.max_fit_cases = max_fit_cases;
     co.jobs = jobs;
     co.time_budget_s = vm["fit-budget-s"].as<double>();
@@ -160,7 +180,8 @@ int run_calibrate(int argc, char** argv) {
         std::filesystem::create_directories(out.parent_path(), ec);
     }
     std::filesystem::path fit_path = out;
-    fit_path.replace_extension(".fit.json");
+    fit_path.replace_extension(".fit-report");
+    if (vm.count("fit-report") != 0) fit_path = vm["fit-report"].as<std::string>();
     if (!write_file(out, profile)) return fail(2, "calibrate: cannot write " + out.string());
     if (!write_file(fit_path, validate::fit_report_json(*r))) return fail(2, "calibrate: cannot write " + fit_path.string());
     std::cout << validate::fit_report_table(*r) << "wrote " << out.string() << " and " << fit_path.string() << "\n";

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 #include <thread>
 
 #include "cli/commands.hpp"
@@ -51,7 +52,11 @@ int run_validate(int argc, char** argv) {
         ("split", po::value<std::string>()->default_value("heldout"), "cases listed: heldout, train or all")
         ("format", po::value<std::string>()->default_value("table"), "table, json or markdown")
         ("out", po::value<std::string>(), "output directory (markdown: README.md + PNG plots)")
-        ("check", po::bool_switch(), "exit with code 5 if a held-out target is missed")
+        ("check", po::bool_switch(), "exit with code 5 if a held-out target is missed (with --baseline: "
+                                     "missed and worse than its recorded figure)")
+        ("baseline", po::value<std::string>(),
+         "JSON record of held-out figures that miss their targets ({\"recorded\": {id: figure}}); "
+         "a missed target no worse than its figure does not fail --check, and is still reported as missed")
         ("save-predictions", po::value<std::string>(), "also write every case's predictions (JSONL) to this file")
         ("predictions", po::value<std::string>(),
          "use stored predictions (from --save-predictions) instead of running the model")
@@ -106,6 +111,15 @@ int run_validate(int argc, char** argv) {
     }
     auto report = validate::run_validation(*data, *hw, model, predict, vo);
     if (!report) return fail(2, report.error().message);
+    if (vm.count("baseline") != 0) {
+        const std::string path = vm["baseline"].as<std::string>();
+        std::ifstream f(path, std::ios::binary);
+        if (!f) return fail(2, "validate: cannot read --baseline " + path);
+        std::ostringstream text;
+        text << f.rdbuf();
+        if (auto st = validate::apply_baseline(*report, text.str(), path); !st)
+            return fail(2, "validate: " + st.error().message);
+    }
     if (vm.count("save-predictions") != 0) {
         const std::filesystem::path path = vm["save-predictions"].as<std::string>();
         std::error_code ec;
@@ -144,10 +158,11 @@ int run_validate(int argc, char** argv) {
         std::cout << "\n";
         for (const auto& c : report->checks) std::cout << "  " << validate::check_line(c) << "\n";
     }
-    if (vm["check"].as<bool>() && !report->pass) {
-        std::cerr << "tilescope: validate: held-out targets missed:";
+    if (vm["check"].as<bool>() && !report->pass_with_baseline) {
+        std::cerr << "tilescope: validate: held-out targets missed"
+                  << (report->baseline.empty() ? ":" : " and worse than the recorded baseline:");
         for (const auto& c : report->checks)
-            if (!c.pass) std::cerr << " [" << c.what << "]";
+            if (!c.pass && !c.within_recorded) std::cerr << " [" << c.what << "]";
         std::cerr << "\n";
         return 5;
     }

@@ -49,6 +49,10 @@ struct CalibrateOptions {
     int jobs = 1;
     double time_budget_s = 0;    // 0 = none; else the fit stops (keeping its best point) when
                                  // this much wall time has passed
+    // Starting point of the search for fitted parameters (name -> physical value), e.g. an
+    // earlier fit's result; the default start is the microbenchmark value (efficiencies) or
+    // 1 us per launch / 100 ns per block. Only where the fit starts, not what it may reach.
+    std::map<std::string, double> start;
     std::map<std::string, std::string> provenance;  // merged into the profile's provenance
 };
 

@@ -2,6 +2,7 @@
 
 #include <boost/json.hpp>
 
+#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -22,6 +23,29 @@ std::string string_field(const json::object& o, const char* key) {
     return {};
 }
 
+}  // namespace
+
+namespace {
+// Data sets measured before commit 2b081d3 carry driver_version = "for" (the first word after
+// "Kernel Module" in /proc/driver/nvidia/version was taken); the full NVRM line is kept in
+// nvidia_driver, so the version (the first token shaped like 580.159.04) is recovered from it.
+void repair_driver_version(std::map<std::string, std::string>& prov) {
+    const auto dv = prov.find("driver_version");
+    const auto nv = prov.find("nvidia_driver");
+    if (dv == prov.end() || nv == prov.end()) return;
+    if (!dv->second.empty() && std::isdigit(static_cast<unsigned char>(dv->second.front())) != 0) return;
+    std::istringstream words(nv->second);
+    for (std::string w; words >> w;) {
+        const bool shaped = std::isdigit(static_cast<unsigned char>(w.front())) != 0 &&
+                            w.find('.') != std::string::npos &&
+                            w.find_first_not_of("0123456789.") == std::string::npos;
+        if (shaped) {
+            prov["driver_version_as_measured"] = dv->second;
+            dv->second = w;
+            return;
+        }
+    }
+}
 }  // namespace
 
 Result<Dataset> parse_dataset(const std::string& jsonl_text, const std::string& origin) {
@@ -78,6 +102,7 @@ Result<Dataset> parse_dataset(const std::string& jsonl_text, const std::string& 
         c.measured = std::move(m);
         d.cases.push_back(std::move(c));
     }
+    repair_driver_version(d.provenance);
     return d;
 }
 

@@ -50,11 +50,21 @@ std::string check_target(const Check& c) {
            (c.what.find("Spearman") != std::string::npos ? num(c.target, "%.2f") : pct(c.target));
 }
 
+std::string recorded_value(const Check& c) {
+    Check rec = c;
+    rec.value = c.recorded;
+    return check_value(rec);
+}
+
 }  // namespace
 
 std::string check_line(const Check& c) {
-    return std::string(c.pass ? "PASS" : "FAIL") + "  " + c.what + " = " + check_value(c) + " (target " +
-           check_target(c) + ")";
+    std::string line = std::string(c.pass ? "PASS" : "FAIL") + "  " + c.what + " = " + check_value(c) +
+                       " (target " + check_target(c) + ")";
+    if (!c.pass && std::isfinite(c.recorded))
+        line += c.within_recorded ? "; missed, as recorded in the baseline (" + recorded_value(c) + "): no regression"
+                                  : "; WORSE than the recorded baseline (" + recorded_value(c) + ")";
+    return line;
 }
 
 namespace {
@@ -93,6 +103,16 @@ json::object summary_json(const SplitSummary& s) {
     return o;
 }
 
+
+// One row per family and split: MAPE of HBM bytes, L2 bytes, time; mean Spearman and regret.
+struct FamilyRow {
+    std::string family, split;
+    std::size_t cases = 0;
+    std::string hbm, lts, time, spearman, regret;
+};
+
+std::vector<FamilyRow> family_rows(const Report& r);
+
 }  // namespace
 
 std::string pct(double fraction) {
@@ -101,6 +121,32 @@ std::string pct(double fraction) {
     std::snprintf(buf, sizeof buf, "%.2f%%", fraction * 100.0);
     return buf;
 }
+
+namespace {
+std::vector<FamilyRow> family_rows(const Report& r) {
+    std::vector<FamilyRow> rows;
+    for (const auto& f : r.families)
+        for (const char* which : {"heldout", "train"}) {
+            const SplitSummary& s = std::string(which) == "heldout" ? f.heldout : f.train;
+            auto mape = [&](Quantity q) {
+                const auto& qs = s.quantities[static_cast<std::size_t>(q)];
+                return qs.usable ? pct(qs.errors.mape) + " (worst " + pct(qs.errors.max_ape) + ")" : std::string("n/a");
+            };
+            FamilyRow row;
+            row.family = f.family;
+            row.split = which;
+            row.cases = s.quantities[static_cast<std::size_t>(Quantity::time)].usable;
+            if (row.cases == 0) continue;
+            row.hbm = mape(Quantity::hbm_bytes);
+            row.lts = mape(Quantity::lts_bytes);
+            row.time = mape(Quantity::time);
+            row.spearman = s.sweeps_ranked ? num(s.spearman_mean, "%.3f") + " (" + std::to_string(s.sweeps_ranked) + ")" : "n/a";
+            row.regret = s.sweeps_with_regret ? pct(s.regret_mean) : "n/a";
+            rows.push_back(row);
+        }
+    return rows;
+}
+}  // namespace
 
 std::string report_table(const Report& r) {
     std::ostringstream o;
@@ -125,6 +171,13 @@ std::string report_table(const Report& r) {
           << "mean " << pct(s.regret_mean) << "  max " << pct(s.regret_max) << "  " << s.regret_max_sweep
           << "\n\n";
     }
+    o << "per family (MAPE, worst case in brackets; Spearman: mean over sweeps, count in brackets):\n";
+    o << pad("family", 18) << pad("split", 9) << pad("n", 5) << pad("HBM bytes", 22) << pad("lts__t_bytes", 22)
+      << pad("time", 22) << pad("Spearman", 12) << "regret\n";
+    for (const auto& row : family_rows(r))
+        o << pad(row.family, 18) << pad(row.split, 9) << pad(std::to_string(row.cases), 5) << pad(row.hbm, 22)
+          << pad(row.lts, 22) << pad(row.time, 22) << pad(row.spearman, 12) << row.regret << "\n";
+    o << "\n";
     o << "tile sweeps (" << r.split_filter << "):\n";
     o << pad("split", 9) << pad("n", 4) << pad("Spearman", 10) << pad("regret", 10) << "sweep\n";
     for (const auto& w : r.sweeps) {
@@ -135,6 +188,9 @@ std::string report_table(const Report& r) {
     o << "\nchecks (held-out targets):\n";
     for (const auto& c : r.checks) o << "  " << check_line(c) << "\n";
     o << (r.pass ? "ALL TARGETS MET\n" : "TARGETS MISSED\n");
+    if (!r.baseline.empty())
+        o << (r.pass_with_baseline ? "no regression beyond the recorded baseline " : "REGRESSION beyond the recorded baseline ")
+          << r.baseline << "\n";
     return o.str();
 }
 
@@ -154,10 +210,19 @@ std::string report_json(const Report& r) {
                                 {"all", summary_json(r.all)}};
     json::array checks;
     for (const auto& c : r.checks)
-        checks.push_back(json::object{{"what", c.what}, {"value", jnum(c.value)}, {"target", c.target},
-                                      {"op", is_flag_check(c) ? "==" : (c.upper ? "<=" : ">=")}, {"pass", c.pass}});
+        checks.push_back(json::object{{"what", c.what}, {"id", c.id}, {"value", jnum(c.value)}, {"target", c.target},
+                                      {"op", is_flag_check(c) ? "==" : (c.upper ? "<=" : ">=")}, {"pass", c.pass},
+                                      {"recorded", jnum(c.recorded)}, {"within_recorded", c.within_recorded}});
     o["checks"] = std::move(checks);
     o["pass"] = r.pass;
+    if (!r.baseline.empty()) {
+        o["baseline"] = r.baseline;
+        o["pass_with_baseline"] = r.pass_with_baseline;
+    }
+    json::object fams;
+    for (const auto& f : r.families)
+        fams[f.family] = json::object{{"train", summary_json(f.train)}, {"heldout", summary_json(f.heldout)}};
+    o["families"] = std::move(fams);
     json::array sweeps;
     for (const auto& w : r.sweeps) {
         if (!selected(w.split, r.split_filter)) continue;
@@ -204,7 +269,11 @@ std::string report_markdown(const Report& r, const std::vector<std::string>& plo
     o << "## Targets (held-out)\n\n| check | value | target | result |\n|---|---|---|---|\n";
     for (const auto& c : r.checks)
         o << "| " << c.what << " | " << check_value(c) << " | " << check_target(c) << " | "
-          << (c.pass ? "pass" : "**FAIL**") << " |\n";
+          << (c.pass ? "pass" : "**FAIL**")
+          << (!c.pass && std::isfinite(c.recorded)
+                  ? std::string(c.within_recorded ? " (recorded " : " (**worse** than recorded ") + recorded_value(c) + ")"
+                  : std::string())
+          << " |\n";
     o << "\nPredictions: " << r.predictions_source << ".\n";
     o << "\n## Errors per metric\n\n| metric | split | cases | MAPE | median | worst | worst case | bias (mean ln pred/meas) |\n"
       << "|---|---|---|---|---|---|---|---|\n";
@@ -219,6 +288,12 @@ std::string report_markdown(const Report& r, const std::vector<std::string>& plo
               << (qs.usable ? num(qs.errors.mean_log_ratio, "%+.3f") : "n/a") << " |\n";
         }
     }
+    o << "\n## Errors per kernel family\n\nMAPE with the worst case in brackets; Spearman is the mean over the "
+         "family's tile sweeps (their count in brackets), regret the mean top-1 regret.\n\n"
+      << "| family | split | cases | HBM bytes | lts__t_bytes | time | Spearman | regret |\n|---|---|---|---|---|---|---|---|\n";
+    for (const auto& row : family_rows(r))
+        o << "| " << row.family << " | " << row.split << " | " << row.cases << " | " << row.hbm << " | " << row.lts
+          << " | " << row.time << " | " << row.spearman << " | " << row.regret << " |\n";
     o << "\n## Tile choice (time), per tile sweep\n\n| split | sweeps | mean Spearman | min | mean regret | max |\n"
       << "|---|---|---|---|---|---|\n";
     for (const char* which : {"heldout", "train", "all"}) {

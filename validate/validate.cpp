@@ -7,6 +7,8 @@
 #include <map>
 #include <thread>
 
+#include <boost/json.hpp>
+
 #include "core/metrics.hpp"
 #include "validate/prediction_cache.hpp"
 
@@ -138,6 +140,7 @@ std::vector<Check> check_targets(const SplitSummary& h, const Targets& t) {
         if (t.mape[q] < 0) continue;
         Check c;
         c.what = std::string("held-out ") + kQuantityIds[q] + " MAPE";
+        c.id = std::string(kQuantityIds[q]) + "_mape";
         c.value = h.quantities[q].usable > 0 ? h.quantities[q].errors.mape : kNaN;
         c.target = t.mape[q];
         c.upper = true;
@@ -146,9 +149,11 @@ std::vector<Check> check_targets(const SplitSummary& h, const Targets& t) {
     }
     Check rho{"held-out mean Spearman (time, per tile sweep)", h.spearman_mean, t.spearman_min, false, false};
     rho.pass = std::isfinite(rho.value) && rho.value >= rho.target;
+    rho.id = "spearman_mean";
     out.push_back(rho);
     Check reg{"held-out mean top-1 regret (time, per tile sweep)", h.regret_mean, t.regret_max, true, false};
     reg.pass = std::isfinite(reg.value) && reg.value <= reg.target;
+    reg.id = "regret_mean";
     out.push_back(reg);
     return out;
 }
@@ -267,6 +272,24 @@ Result<Report> run_validation(const Dataset& data, const Hardware& hw, const std
             if (w.split == s) ws.push_back(w);
         return summarize(cs, ws);
     };
+    for (const auto& c : r.cases) {
+        const bool seen = std::any_of(r.families.begin(), r.families.end(),
+                                      [&](const FamilySummary& f) { return f.family == c.family; });
+        if (!seen) r.families.push_back({c.family, {}, {}});
+    }
+    for (auto& f : r.families) {
+        auto pick_family = [&](Split s) {
+            std::vector<CaseResult> cs;
+            std::vector<SweepResult> ws;
+            for (const auto& c : r.cases)
+                if (c.split == s && c.family == f.family) cs.push_back(c);
+            for (const auto& w : r.sweeps)
+                if (w.split == s && w.key.rfind(f.family + "/", 0) == 0) ws.push_back(w);
+            return summarize(cs, ws);
+        };
+        f.train = pick_family(Split::train);
+        f.heldout = pick_family(Split::heldout);
+    }
     r.train = pick(Split::train);
     r.heldout = pick(Split::heldout);
     r.all = summarize(r.cases, r.sweeps);
@@ -277,7 +300,34 @@ Result<Report> run_validation(const Dataset& data, const Hardware& hw, const std
         r.checks.push_back(c);
     }
     r.pass = std::all_of(r.checks.begin(), r.checks.end(), [](const Check& c) { return c.pass; });
+    r.pass_with_baseline = r.pass;
     return r;
+}
+
+Status apply_baseline(Report& report, const std::string& json_text, const std::string& origin) {
+    boost::system::error_code ec;
+    const boost::json::value v = boost::json::parse(json_text, ec);
+    if (ec || !v.is_object()) return make_error("baseline " + origin + ": not a JSON object");
+    const boost::json::value* rec = v.as_object().if_contains("recorded");
+    if (rec == nullptr || !rec->is_object())
+        return make_error("baseline " + origin + ": needs an object \"recorded\" {check id: figure}");
+    for (const auto& kv : rec->as_object()) {
+        const std::string id(kv.key());
+        auto it = std::find_if(report.checks.begin(), report.checks.end(),
+                               [&](const Check& c) { return !c.id.empty() && c.id == id; });
+        if (it == report.checks.end())
+            return make_error("baseline " + origin + ": unknown check id '" + id +
+                              "' (known: hbm_bytes_mape, lts_bytes_mape, time_mape, spearman_mean, regret_mean)");
+        if (!kv.value().is_number())
+            return make_error("baseline " + origin + ": recorded." + id + " must be a number");
+        it->recorded = kv.value().to_number<double>();
+        it->within_recorded = std::isfinite(it->value) &&
+                              (it->upper ? it->value <= it->recorded : it->value >= it->recorded);
+    }
+    report.baseline = origin;
+    report.pass_with_baseline = std::all_of(report.checks.begin(), report.checks.end(),
+                                            [](const Check& c) { return c.pass || c.within_recorded; });
+    return Status::success();
 }
 
 }  // namespace tilescope::validate

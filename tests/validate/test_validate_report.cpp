@@ -215,3 +215,63 @@ TEST_CASE("stored predictions: round trip, reproduction check passes, a changed 
     CHECK(stale->checks.back().what.find("another version of profile") != std::string::npos);
     CHECK_FALSE(parse_prediction_cache("{\"case\":1}\n", "bad").ok());
 }
+
+TEST_CASE("baseline: a missed target within its recorded figure passes --check, a regression fails it",
+          "[validate][report]") {
+    const Dataset d = synthetic();
+    auto r = run_validation(d, hw(), "test", scaled(d, 1.08, 1.0, true), {SplitFilter::heldout, 1, {}});
+    REQUIRE(r);
+    REQUIRE_FALSE(r->pass);
+    const auto& hbm = r->checks[0];
+    REQUIRE(hbm.id == "hbm_bytes_mape");
+    REQUIRE_FALSE(hbm.pass);
+    const double v = hbm.value;
+
+    // Without a baseline nothing changes.
+    CHECK_FALSE(r->pass_with_baseline);
+
+    // Recording every missed figure exactly: no regression, but the targets are still missed.
+    std::string rec;
+    for (const auto& c : r->checks)
+        if (!c.pass && !c.id.empty())
+            rec += (rec.empty() ? "" : ",") + ("\"" + c.id + "\":" + std::to_string(c.upper ? c.value + 1e-6 : c.value - 1e-6));
+    Report same = *r;
+    REQUIRE(apply_baseline(same, "{\"recorded\":{" + rec + "}}", "b.json"));
+    CHECK(same.pass_with_baseline);
+    CHECK_FALSE(same.pass);
+    CHECK(same.checks[0].within_recorded);
+    CHECK(check_line(same.checks[0]).find("FAIL") == 0);
+    CHECK(check_line(same.checks[0]).find("no regression") != std::string::npos);
+    CHECK(report_table(same).find("TARGETS MISSED") != std::string::npos);
+
+    // A recorded figure better than the value: a regression.
+    Report worse = *r;
+    REQUIRE(apply_baseline(worse, "{\"recorded\":{\"hbm_bytes_mape\":" + std::to_string(v / 2) + "}}", "b.json"));
+    CHECK_FALSE(worse.pass_with_baseline);
+    CHECK_FALSE(worse.checks[0].within_recorded);
+    CHECK(check_line(worse.checks[0]).find("WORSE") != std::string::npos);
+
+    // Only some missed figures recorded: the others still fail.
+    Report partial = *r;
+    REQUIRE(apply_baseline(partial, "{\"recorded\":{\"hbm_bytes_mape\":1.0}}", "b.json"));
+    CHECK_FALSE(partial.pass_with_baseline);
+
+    // Bad input is an error naming the problem.
+    Report bad = *r;
+    CHECK_FALSE(apply_baseline(bad, "{\"recorded\":{\"warp_mape\":0.1}}", "b.json"));
+    CHECK_FALSE(apply_baseline(bad, "{\"recorded\":{\"time_mape\":\"x\"}}", "b.json"));
+    CHECK_FALSE(apply_baseline(bad, "[1]", "b.json"));
+    CHECK(apply_baseline(bad, "{}", "b.json").error().message.find("recorded") != std::string::npos);
+}
+
+TEST_CASE("validate: per-family summaries partition the cases", "[validate][report]") {
+    const Dataset d = synthetic();
+    auto r = run_validation(d, hw(), "test", scaled(d, 1.0, 1.0, false), {SplitFilter::all, 1, {}});
+    REQUIRE(r);
+    REQUIRE(r->families.size() == 1);
+    CHECK(r->families[0].family == "gemm");
+    const auto t = static_cast<std::size_t>(Quantity::time);
+    CHECK(r->families[0].heldout.quantities[t].usable == r->heldout.quantities[t].usable);
+    CHECK(r->families[0].train.quantities[t].usable == r->train.quantities[t].usable);
+    CHECK(report_markdown(*r, {}).find("## Errors per kernel family") != std::string::npos);
+}

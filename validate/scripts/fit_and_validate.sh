@@ -1,29 +1,49 @@
 #!/usr/bin/env bash
-# Device call 2 of 2 (CPU only; uses the GPU machine's 16 cores for the simulator): calibrate
-# on the training cases, then validate every case with the calibrated profile, store the
-# predictions and write the Markdown report with its plots.
-# Usage (repo root, .deps/calib carried):
-#   validate/scripts/fit_and_validate.sh DATA.jsonl PROFILE [FIT_CASES] [EVALS] [FIT_BUDGET_S]
-# -> $OUT/<profile>.json, <profile>.fit.json, predictions.jsonl, report.tar (README.md + PNGs), logs
+# Device call (CPU only; uses the GPU machine's 16 cores for the simulator): calibrate on the
+# training cases, then predict every case of the data set with the calibrated profile, one
+# `tilescope validate --jobs 1` per shard (validate/scripts/shard_dataset.py), NPROC shards at a
+# time, so every finished shard's predictions survive the call's time limit.
+# Usage (repo root, .deps/calib carried with bin/, lib/, shards/ and optionally <profile>.json):
+#   validate/scripts/fit_and_validate.sh DATA.jsonl PROFILE [FIT_CASES] [EVALS] [FIT_BUDGET_S] [DEADLINE_S]
+# START=NAME=VALUE,... (environment) starts the search there (tilescope calibrate --start).
+# If .deps/calib/<PROFILE>.json exists (a second call), calibrate is skipped and that profile is
+# used for the shards left in .deps/calib/shards.
+# -> $OUT/<profile>.json, <profile>.fit-report (JSON), calibrate.log, predictions.tar (pred/shard-NNN.jsonl
+#    + .err), shards.log. Merge the shards' predictions with validate/scripts/merge_predictions.sh.
 set -u
 OUT=${OUT:-/tmp/tilescope_out}
-mkdir -p "$OUT"
+mkdir -p "$OUT/pred"
 export LD_LIBRARY_PATH="$PWD/.deps/calib/lib:${LD_LIBRARY_PATH:-}"
 export TILESCOPE_PROFILE_DIR="$PWD/profiles"
-B=.deps/calib/bin/tilescope
+B=$PWD/.deps/calib/bin/tilescope
 DATA=$1
 PROFILE=$2
 FIT_CASES=${3:-100}
-EVALS=${4:-60}
+EVALS=${4:-100}
+FIT_BUDGET_S=${5:-180}
+DEADLINE_S=${6:-560}
 J=$(nproc)
 t0=$(date +%s)
-timeout 330 "$B" calibrate --gpu "$PROFILE" --from "$DATA" --out "$OUT/$PROFILE.json" --jobs "$J" --fit-budget-s "${5:-240}" \
-    --max-fit-cases "$FIT_CASES" --max-evals "$EVALS" > "$OUT/calibrate.log" 2>&1
-echo "calibrate rc=$? after $(( $(date +%s) - t0 )) s"; cat "$OUT/calibrate.log"
-timeout $(( 570 - ($(date +%s) - t0) )) "$B" validate --gpu "$OUT/$PROFILE.json" --measurements "$DATA" --split all \
-    --format markdown --out "$OUT/report" --jobs "$J" --save-predictions "$OUT/predictions.jsonl" > "$OUT/validate.log" 2>&1
-echo "validate rc=$? after $(( $(date +%s) - t0 )) s"; cat "$OUT/validate.log"
-tar -C "$OUT" -cf "$OUT/report.tar" report && rm -rf "$OUT/report"
-"$B" validate --gpu "$OUT/$PROFILE.json" --measurements "$DATA" --split all --predictions "$OUT/predictions.jsonl" \
-    --verify-sample 0 --format table > "$OUT/validation.txt" 2>&1
-sed -n '/^checks/,$p' "$OUT/validation.txt"
+if [ -f ".deps/calib/$PROFILE.json" ]; then
+  CAL=$PWD/.deps/calib/$PROFILE.json
+  echo "using the carried calibrated profile $CAL"
+else
+  CAL=$OUT/$PROFILE.json
+  timeout $(( FIT_BUDGET_S + 120 )) "$B" calibrate --gpu "$PROFILE" --from "$DATA" --out "$CAL" --jobs "$J" \
+      --fit-budget-s "$FIT_BUDGET_S" --max-fit-cases "$FIT_CASES" --max-evals "$EVALS" \
+      ${START:+--start "$START"} > "$OUT/calibrate.log" 2>&1
+  echo "calibrate rc=$? after $(( $(date +%s) - t0 )) s"; cat "$OUT/calibrate.log"
+fi
+[ -f "$CAL" ] || { echo "no calibrated profile"; exit 1; }
+export B CAL OUT t0 DEADLINE_S
+ls .deps/calib/shards/*.jsonl | xargs -P "$J" -I{} sh -c '
+  n=$(basename {} .jsonl); left=$(( DEADLINE_S - ($(date +%s) - t0) ))
+  [ "$left" -gt 5 ] || { echo "$n not started"; exit 0; }
+  s=$(date +%s)
+  timeout "$left" "$B" validate --gpu "$CAL" --measurements {} --split all --jobs 1 \
+      --save-predictions "$OUT/pred/$n.jsonl" > /dev/null 2> "$OUT/pred/$n.err"
+  echo "$n rc=$? $(( $(date +%s) - s )) s"' > "$OUT/shards.log" 2>&1
+echo "shards done after $(( $(date +%s) - t0 )) s: $(ls "$OUT"/pred/*.jsonl 2>/dev/null | wc -l) prediction files"
+grep -v "rc=0" "$OUT/shards.log" | head -20
+sort -t= -k2 "$OUT/shards.log" | awk '{print $3}' | sort -n | tail -3
+tar -C "$OUT" -cf "$OUT/predictions.tar" pred && rm -rf "$OUT/pred"
