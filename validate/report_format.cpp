@@ -50,6 +50,16 @@ std::string check_target(const Check& c) {
            (c.what.find("Spearman") != std::string::npos ? num(c.target, "%.2f") : pct(c.target));
 }
 
+// Case names hold '|' (name|tile); in a Markdown table cell it must be escaped, code span or not.
+std::string md_cell(const std::string& text) {
+    std::string out;
+    for (const char ch : text) {
+        if (ch == '|') out += '\\';
+        out += ch;
+    }
+    return out;
+}
+
 std::string recorded_value(const Check& c) {
     Check rec = c;
     rec.value = c.recorded;
@@ -284,7 +294,7 @@ std::string report_markdown(const Report& r, const std::vector<std::string>& plo
             o << "| " << kQuantityNames[q] << " | " << which << " | " << qs.usable << " | "
               << (qs.usable ? pct(qs.errors.mape) : "n/a") << " | "
               << (qs.usable ? pct(qs.errors.median_ape) : "n/a") << " | "
-              << (qs.usable ? pct(qs.errors.max_ape) : "n/a") << " | `" << qs.worst_case << "` | "
+              << (qs.usable ? pct(qs.errors.max_ape) : "n/a") << " | `" << md_cell(qs.worst_case) << "` | "
               << (qs.usable ? num(qs.errors.mean_log_ratio, "%+.3f") : "n/a") << " |\n";
         }
     }
@@ -320,7 +330,7 @@ std::string report_markdown(const Report& r, const std::vector<std::string>& plo
     const auto t = static_cast<std::size_t>(Quantity::time);
     for (const auto& c : r.cases) {
         if (!selected(c.split, r.split_filter)) continue;
-        o << "| `" << c.name << "` | " << to_string(c.split);
+        o << "| `" << md_cell(c.name) << "` | " << to_string(c.split);
         if (!c.error.empty()) {
             o << " | prediction failed: " << c.error << " ||||||||\n";
             continue;
