@@ -275,3 +275,26 @@ TEST_CASE("validate: per-family summaries partition the cases", "[validate][repo
     CHECK(r->families[0].train.quantities[t].usable == r->train.quantities[t].usable);
     CHECK(report_markdown(*r, {}).find("## Errors per kernel family") != std::string::npos);
 }
+
+TEST_CASE("dataset: a misparsed driver_version is recovered from the NVRM line", "[validate][dataset]") {
+    Measurement m = measured(gemm(2048, 128, 128), 1e7, 2e6, 3e7, 12345.0);
+    m.provenance["driver_version"] = "for";
+    m.provenance["nvidia_driver"] = "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build";
+    std::string one_line;
+    for (char c : to_json(m))
+        if (c != '\n') one_line += c;
+    auto d = parse_dataset(one_line + "\n", "m.jsonl");
+    REQUIRE(d.ok());
+    CHECK(d->provenance.at("driver_version") == "580.159.04");
+    CHECK(d->provenance.at("driver_version_as_measured") == "for");
+
+    // A well-formed version is left alone.
+    m.provenance["driver_version"] = "575.57.08";
+    one_line.clear();
+    for (char c : to_json(m))
+        if (c != '\n') one_line += c;
+    auto e = parse_dataset(one_line + "\n", "m.jsonl");
+    REQUIRE(e.ok());
+    CHECK(e->provenance.at("driver_version") == "575.57.08");
+    CHECK(e->provenance.count("driver_version_as_measured") == 0);
+}
