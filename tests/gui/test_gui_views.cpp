@@ -465,6 +465,20 @@ private slots:
         QCOMPARE(a->isEnabled(), gpu.available);
         QCOMPARE(a->toolTip(), gpu.reason);
         qInfo("Run on GPU: %s", qPrintable(a->toolTip()));
+        if (!gpu.available) return;
+        // A GPU is present: press the button and wait for the real kernel's counters to be
+        // overlaid on the prediction of the same workload.
+        w.panel()->setRequest(small_attention("analytic"));
+        QVERIFY(gui_test::wait_prediction(w));
+        QVERIFY(!w.metricsModel()->hasMeasurement());
+        a->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(w.metricsModel()->hasMeasurement() || w.bannerVisible(), 180000);
+        QVERIFY2(!w.bannerVisible(), qPrintable(w.bannerText()));
+        // The kernel reads at least Q, K and V once (2 x 8 x 1024 x 64 fp16 = 2 MiB each); the harness flushes L2 first.
+        const double measured_hbm = w.memoryChart()->linkBytes(MemoryChart::Link::hbm_l2, true);
+        qInfo("Run on GPU: measured HBM<->L2 bytes %.0f, predicted %.0f", measured_hbm,
+              w.memoryChart()->linkBytes(MemoryChart::Link::hbm_l2));
+        QVERIFY(measured_hbm >= 3.0 * 2 * 8 * 1024 * 64 * 2 * 0.98);
 #endif
     }
 
