@@ -2,6 +2,8 @@
 # Stages what validate's device calls need into .deps/calib/ (git-ignored): the stripped
 # `tilescope` of a CUDA build (default build/calib-gpu) and the Boost libraries it links (the
 # GPU machine has no Boost). Carry ".deps/calib" in the device call.
+# For fit_and_validate.sh (CPU only) any build works, e.g. a Release build without CUDA
+# (stage.sh build/release); it also needs .deps/calib/shards/ from shard_dataset.py.
 set -eu
 BUILD=${1:-build/calib-gpu}
 mkdir -p .deps/calib/bin .deps/calib/lib
