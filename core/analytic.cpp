@@ -65,7 +65,9 @@ Prediction analytic(const Workload& workload, const std::vector<Launch>& launche
         Metrics& m = r.metrics;
         m[Metric::dram_bytes_read] = c.global_load_bytes;
         m[Metric::dram_bytes_write] = c.global_store_bytes;
-        m[Metric::lts_t_bytes] = global_bytes;
+        // No caches: every load misses, so with several L2 partitions the far share of loads and
+        // stores is looked up a second time at its home partition (core/hardware.hpp).
+        m[Metric::lts_t_bytes] = global_bytes * (1.0 + hw.l2_far_share());
         m[Metric::smem_bytes_read] = c.smem_read_bytes;
         m[Metric::smem_bytes_write] = c.smem_write_bytes;
         m[Metric::flops_tensor] = c.flops_tensor;

@@ -35,6 +35,7 @@ struct FieldSpec {
     const char* name;
     Member member;
     Rule rule;
+    bool required = true;  // optional fields keep Hardware's default when absent
 };
 
 // Every Hardware fact read from a profile, in file order. Each is {"value": ..., "source": "..."}.
@@ -61,6 +62,7 @@ const std::vector<FieldSpec>& field_specs() {
         {"l2_sector_bytes", &Hardware::l2_sector_bytes, Rule::positive},
         {"l2_bandwidth_bytes_per_s", &Hardware::l2_bandwidth_bytes_per_s, Rule::positive},
         {"l2_latency_ns", &Hardware::l2_latency_ns, Rule::positive},
+        {"l2_partitions", &Hardware::l2_partitions, Rule::positive, false},
         {"hbm_bytes", &Hardware::hbm_bytes, Rule::positive},
         {"hbm_bandwidth_bytes_per_s", &Hardware::hbm_bandwidth_bytes_per_s, Rule::positive},
         {"hbm_latency_ns", &Hardware::hbm_latency_ns, Rule::positive},
@@ -142,6 +144,10 @@ public:
     Status read_field(const json::object& root, const FieldSpec& spec, Hardware& hw) const {
         const std::string path = std::string("$.") + spec.name;
         const json::value* field = root.if_contains(spec.name);
+        if (!field && !spec.required) {
+            hw.sources[spec.name] = "default (absent from the profile)";
+            return {};
+        }
         if (!field) return fail(path, "missing field");
         if (!field->is_object())
             return fail(path, "must be an object {\"value\": ..., \"source\": \"...\"} (got " + show(*field) + ")");

@@ -62,6 +62,13 @@ struct Hardware {
     int l2_sector_bytes = 0;
     double l2_bandwidth_bytes_per_s = 0;
     double l2_latency_ns = 0;
+    // L2 partitions (H100/A100: 2, joined by a fabric). Lines are address-interleaved over the
+    // partitions, so a share (p-1)/p of the lines is homed in a partition that is not the
+    // requesting SM's. A request the near partition cannot serve (an L2 miss, or any store, which
+    // must reach the line's home) is looked up there too, and `lts__t_bytes` counts both lookups.
+    // Optional in profiles; absent = 1 (one partition, no extra lookups).
+    int l2_partitions = 1;
+    double l2_far_share() const { return l2_partitions > 1 ? (l2_partitions - 1.0) / l2_partitions : 0.0; }
 
     // HBM
     int64_t hbm_bytes = 0;

@@ -86,7 +86,7 @@ class Engine {
 public:
     Engine(SimState& st, const Launch& launch, std::size_t index, const Occupancy& occ)
         : st_(st), launch_(launch), index_(index), occ_(occ),
-          sampler_(st.options->max_samples), sm_count_(st.hw->sm_count) {}
+          sampler_(st.options->max_samples), sm_count_(st.hw->sm_count), far_share_(st.hw->l2_far_share()) {}
 
     Result<LaunchResult> run(double start_ns);
 
@@ -127,6 +127,7 @@ private:
     const Occupancy& occ_;
     Sampler sampler_;
     int sm_count_;
+    double far_share_;  // share of L2 lines homed in a far partition (second lookup)
     std::int64_t blocks_ = 0, next_block_ = 0, slots_per_wave_ = 0;
     double now_ = 0;
     std::uint64_t seq_ = 0;
@@ -611,7 +612,10 @@ Result<LaunchResult> Engine::run(double start_ns) {
     Metrics& m = out_.metrics;
     m[Metric::dram_bytes_read] = static_cast<double>(fill_bytes_);
     m[Metric::dram_bytes_write] = static_cast<double>(writeback_bytes_);
-    m[Metric::lts_t_bytes] = static_cast<double>(load_bytes_ + store_bytes_);
+    // Requests at the near partition, plus the second lookup at the home partition for the far
+    // share of L2 misses (fills) and stores (core/hardware.hpp l2_partitions).
+    m[Metric::lts_t_bytes] = static_cast<double>(load_bytes_ + store_bytes_) +
+                             far_share_ * static_cast<double>(fill_bytes_ + store_bytes_);
     m[Metric::gpu_time_duration] = duration_ns;
     m[Metric::smem_bytes_read] = smem_read_;
     m[Metric::smem_bytes_write] = smem_write_;

@@ -241,3 +241,18 @@ TEST_CASE("GEMM bytes match the tiled formula and attention FLOPs are 4BHN^2d", 
         CHECK(frac - 0.5 <= 128.0 / 2048.0);
     }
 }
+
+TEST_CASE("analytic lts bytes count the far-partition lookup of every byte (no cache: all miss)", "[analytic]") {
+    // Same case as the hand-worked flash2 case above; the analytic model has no cache, so with
+    // l2_partitions = 2 every load and store is counted 1 + 1/2 times.
+    Hardware hw = gpu("a100-40gb");
+    auto w = make_workload(attention("attention-flash2", 256));
+    REQUIRE(w.ok());
+    auto l = lower(*w, hw);
+    REQUIRE(l.ok());
+    const double requested = 32768 + 131072 + 32768 + 1024;
+    CHECK(analytic(*w, *l, hw).total[Metric::lts_t_bytes] == requested);
+    hw.l2_partitions = 4;
+    CHECK(analytic(*w, *l, hw).total[Metric::lts_t_bytes] == requested * 1.75);
+    CHECK(analytic(*w, *l, hw).total[Metric::dram_bytes_read] == 32768 + 131072);
+}

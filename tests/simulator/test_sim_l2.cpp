@@ -158,3 +158,27 @@ TEST_CASE("an access the sampled chunk layout missed still gets sector-exact byt
     CHECK(p.total[Metric::lts_t_bytes] == 5999.0 * 4096 + 100);
     CHECK(p.total[Metric::dram_bytes_read] == 5999.0 * 4096 + 128);  // sectors [0, 128) of that 4 KiB
 }
+
+TEST_CASE("two L2 partitions: misses and stores are looked up again at their far home", "[sim][l2]") {
+    // 132 blocks read the same 1 MiB (one HBM fill, 131 hits per line) and each stores 64 KiB.
+    // With l2_partitions = 2 half of the lines are homed in the far partition: the 1 MiB of
+    // misses and the 132 * 64 KiB of stores are counted a second time; hits are not.
+    Hardware hw = test::test_gpu();
+    SimpleLaunch s;
+    s.blocks = 132;
+    s.threads = 256;
+    s.iterations = 16;
+    s.load_bytes = 65536;
+    s.same_data = true;
+    s.x_bytes = kMiB;
+    s.store_bytes = 65536;
+    const double requested = 132.0 * kMiB + 132.0 * 65536;
+    const Prediction one = run({make_simple_launch(s)}, hw);
+    CHECK(one.total[Metric::lts_t_bytes] == requested);
+    hw.l2_partitions = 2;
+    const Prediction two = run({make_simple_launch(s)}, hw);
+    CHECK(two.total[Metric::dram_bytes_read] == one.total[Metric::dram_bytes_read]);
+    CHECK(two.total[Metric::lts_t_bytes] == requested + 0.5 * (static_cast<double>(kMiB) + 132.0 * 65536));
+    // The time model is unchanged: the L2 server still carries the requested bytes.
+    CHECK(two.total[Metric::gpu_time_duration] == one.total[Metric::gpu_time_duration]);
+}
