@@ -385,7 +385,9 @@ Result<Hardware> load_hardware(const std::string& spec) {
         return load_hardware_file(bundled);
     if (looks_like_path) {
         if (is_regular_file(spec)) return load_hardware_file(spec);
-        return make_error("cannot read profile file '" + spec + "' (no such file)");
+        std::error_code ec;
+        const bool exists = fs::exists(spec, ec);
+        return make_error("cannot read profile file '" + spec + "' (" + (exists ? "not a regular file" : "no such file") + ")");
     }
     std::string list;
     for (const auto& n : list_bundled_profiles()) list += (list.empty() ? "" : ", ") + n;

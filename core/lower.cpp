@@ -98,7 +98,9 @@ Status finish_launch(Launch& launch, const Hardware& hw, const std::string& what
 
 }  // namespace detail
 
-Result<std::vector<Launch>> lower(const Workload& workload, const Hardware& hw) {
+namespace {
+
+Result<std::vector<Launch>> lower_family(const Workload& workload, const Hardware& hw) {
     switch (workload.kernel) {
         case KernelFamily::attention_naive: return detail::lower_naive(workload, hw);
         case KernelFamily::attention_flash1: return detail::lower_flash1(workload, hw);
@@ -107,6 +109,38 @@ Result<std::vector<Launch>> lower(const Workload& workload, const Hardware& hw) 
         case KernelFamily::softmax: return detail::lower_softmax(workload, hw);
     }
     return make_error("unknown kernel family");
+}
+
+}  // namespace
+
+std::int64_t device_footprint_bytes(const std::vector<Launch>& launches, std::string* names) {
+    // Launches of one workload share buffers by name (naive attention's S and P): count each once.
+    std::vector<std::pair<std::string, std::int64_t>> seen;
+    for (const Launch& l : launches)
+        for (const Buffer& b : l.buffers) {
+            auto it = std::find_if(seen.begin(), seen.end(), [&](const auto& e) { return e.first == b.name; });
+            if (it == seen.end()) seen.emplace_back(b.name, b.bytes);
+            else it->second = std::max(it->second, b.bytes);
+        }
+    std::int64_t total = 0;
+    for (const auto& [name, bytes] : seen) {
+        total += bytes;
+        if (names) *names += (names->empty() ? "" : ", ") + name;
+    }
+    return total;
+}
+
+Result<std::vector<Launch>> lower(const Workload& workload, const Hardware& hw) {
+    auto launches = lower_family(workload, hw);
+    if (!launches) return launches;
+    // A workload whose buffers do not fit in device memory cannot run; say so with the numbers
+    // (and do not try to simulate terabytes of traffic).
+    std::string names;
+    const std::int64_t footprint = device_footprint_bytes(*launches, &names);
+    if (footprint > hw.hbm_bytes)
+        return make_error(describe(workload) + " needs " + std::to_string(footprint) + " B of device memory (" + names +
+                          "); " + hw.name + " has " + std::to_string(hw.hbm_bytes) + " B");
+    return launches;
 }
 
 }  // namespace tilescope

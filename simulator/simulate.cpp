@@ -27,6 +27,7 @@
 // gap between back-to-back launches, clock throttling.
 #include "simulator/simulate.hpp"
 
+#include <cstdio>
 #include <map>
 #include <optional>
 #include <string>
@@ -108,6 +109,22 @@ Result<Prediction> simulate(const Workload& workload, const std::vector<Launch>&
 
 namespace {
 
+// Upper estimate of the L2 model's chunk lookups: every global byte of a launch at the smallest
+// chunk size among the buffers that launch touches.
+double estimated_l2_chunk_accesses(const std::vector<Launch>& launches, const BufferLayout& layout) {
+    double total = 0;
+    for (std::size_t i = 0; i < launches.size(); ++i) {
+        std::int64_t chunk = 0;
+        for (std::uint32_t id : layout.ids[i]) {
+            const std::int64_t c = layout.chunk_bytes[id];
+            if (c > 0 && (chunk == 0 || c < chunk)) chunk = c;
+        }
+        if (chunk <= 0) continue;
+        total += (launches[i].counts.global_load_bytes + launches[i].counts.global_store_bytes) / static_cast<double>(chunk);
+    }
+    return total;
+}
+
 Result<std::optional<Prediction>> run_launches(const Workload& workload, const std::vector<Launch>& launches,
                                                const Hardware& hw, const Options& options, const Rates& rates,
                                                LayoutScan scan) {
@@ -119,6 +136,19 @@ Result<std::optional<Prediction>> run_launches(const Workload& workload, const s
     state.options = &options;
     state.rates = rates;
     state.layout = std::move(layout).value();
+    if (options.l2 && options.max_l2_chunk_accesses > 0) {
+        // The L2 model's cost is one lookup per chunk touched. Refuse, with the numbers, a
+        // workload that would keep the simulator busy for many minutes, rather than appear hung.
+        const double accesses = estimated_l2_chunk_accesses(launches, state.layout);
+        if (accesses > options.max_l2_chunk_accesses) {
+            char buf[320];
+            std::snprintf(buf, sizeof buf,
+                          "simulating %s with its L2 cache needs about %.2g L2 chunk lookups (limit %.2g, "
+                          "about 2-3 minutes of one core); use --model analytic, --l2 off, or a smaller shape",
+                          describe(workload).c_str(), accesses, options.max_l2_chunk_accesses);
+            return make_error(buf);
+        }
+    }
     if (options.l2) {
         state.l2.reset(hw.l2_bytes, state.layout.min_chunk_bytes, state.layout.names.size());
         for (std::size_t i = 0; i < state.layout.names.size(); ++i) {

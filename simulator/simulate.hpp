@@ -21,6 +21,9 @@ struct Options {
     // iterations of a block are simulated as one phase (bytes unchanged; see launch_engine.cpp).
     // 0 = never coarsen. The default keeps e.g. flash2 b64 h16 n1024 Br128 Bc64 (131k) exact.
     std::int64_t phase_budget = 200000;
+    // Guard against workloads that would run for many minutes: with the L2 on, simulate() refuses
+    // (with the numbers) when its estimate of L2 chunk lookups exceeds this. 0 = no limit.
+    double max_l2_chunk_accesses = 2e10;
 };
 
 Result<Prediction> simulate(const Workload& workload, const std::vector<Launch>& launches,

@@ -261,3 +261,31 @@ TEST_CASE("analytic lts bytes count the far-partition lookup of every byte (no c
     CHECK(analytic(*w, *l, hw).total[Metric::lts_t_bytes] == requested * 1.75);
     CHECK(analytic(*w, *l, hw).total[Metric::dram_bytes_read] == 32768 + 131072);
 }
+
+TEST_CASE("a workload whose buffers exceed device memory is rejected with the numbers", "[lower]") {
+    const Hardware hw = gpu("a100-40gb");
+    // naive attention at N = 65536: S and P are 8 * 16 * 65536^2 * 2 B = 1.1 TB each.
+    WorkloadSpec big = attention("attention-naive", 65536);
+    big.batch = 8;
+    big.heads = 16;
+    auto w = make_workload(big);
+    REQUIRE(w.ok());
+    auto l = lower(*w, hw);
+    REQUIRE(!l.ok());
+    CHECK_THAT(l.error().message, Catch::Matchers::Contains("B of device memory (Q, K") &&
+                                      Catch::Matchers::Contains("a100-40gb has 42949672960 B"));
+    // The fused kernel of the same shape holds only Q, K, V, O and the statistics: 4 x 1.07 GB fits.
+    WorkloadSpec fused = big;
+    fused.kernel = "attention-flash2";
+    auto wf = make_workload(fused);
+    REQUIRE(wf.ok());
+    auto lf = lower(*wf, hw);
+    REQUIRE(lf.ok());
+    const std::int64_t qkvo = 4 * std::int64_t{8} * 16 * 65536 * 64 * 2;
+    CHECK(device_footprint_bytes(*lf) >= qkvo);
+    CHECK(device_footprint_bytes(*lf) <= qkvo + std::int64_t{8} * 16 * 65536 * 4);
+    // A small naive case fits.
+    auto ws = make_workload(attention("attention-naive", 4096));
+    REQUIRE(ws.ok());
+    CHECK(lower(*ws, hw).ok());
+}

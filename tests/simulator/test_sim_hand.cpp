@@ -208,6 +208,26 @@ TEST_CASE("bad inputs are errors, not crashes", "[sim][errors]") {
     }
 }
 
+TEST_CASE("a workload too large to simulate with its L2 is refused with the numbers", "[sim][errors]") {
+    const Hardware hw = test::test_gpu();
+    SimpleLaunch s;
+    s.blocks = 1000;
+    s.iterations = 10;
+    s.load_bytes = 4096;  // one 4 KiB chunk per load: 10,000 chunk lookups in all
+    const Launch l = make_simple_launch(s);
+    sim::Options opt;
+    opt.max_l2_chunk_accesses = 1000;
+    auto refused = sim::simulate(test::test_workload(), {l}, hw, opt);
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.error().message.find("L2 chunk lookups (limit 1e+03") != std::string::npos);
+    CHECK(refused.error().message.find("--model analytic") != std::string::npos);
+    opt.max_l2_chunk_accesses = 1e5;  // above the estimate: runs
+    CHECK(sim::simulate(test::test_workload(), {l}, hw, opt).ok());
+    opt.max_l2_chunk_accesses = 1000;
+    opt.l2 = false;  // no L2 model, no lookups: runs
+    CHECK(sim::simulate(test::test_workload(), {l}, hw, opt).ok());
+}
+
 TEST_CASE("coarsening (phase_budget) keeps bytes exact and time close", "[sim][coarsen]") {
     const Hardware hw = test::test_gpu();
     for (const int stages : {1, 2}) {
