@@ -93,6 +93,7 @@ const std::vector<CalSpec>& calibration_specs() {
         {"fp32_efficiency", &Calibration::fp32_efficiency, CalRule::efficiency},
         {"launch_overhead_ns", &Calibration::launch_overhead_ns, CalRule::non_negative},
         {"block_overhead_ns", &Calibration::block_overhead_ns, CalRule::non_negative},
+        {"tensor_flops_per_cycle_per_warp", &Calibration::tensor_flops_per_cycle_per_warp, CalRule::non_negative},
         {"sm_l2_bytes_per_cycle", &Calibration::sm_l2_bytes_per_cycle, CalRule::positive},
     };
     return specs;
@@ -419,7 +420,13 @@ std::string hardware_to_json(const Hardware& hw) {
     }
     if (hw.calibration.calibrated) {
         json::object cal;
-        for (const CalSpec& c : calibration_specs()) cal[c.name] = hw.calibration.*(c.member);
+        for (const CalSpec& c : calibration_specs()) {
+            // Optional: the latency limit is written only when set (0 = none), so profiles
+            // calibrated before it existed serialise, and fingerprint, exactly as before.
+            if (c.member == &Calibration::tensor_flops_per_cycle_per_warp && !(hw.calibration.*(c.member) > 0))
+                continue;
+            cal[c.name] = hw.calibration.*(c.member);
+        }
         root["calibration"] = std::move(cal);
     }
     if (!hw.provenance.empty()) {

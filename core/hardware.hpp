@@ -26,6 +26,14 @@ struct Calibration {
     double fp32_efficiency = 1.0;       // achieved / peak FP32 rate, (0, 1]
     double launch_overhead_ns = 0.0;    // fixed cost per kernel launch
     double block_overhead_ns = 0.0;     // fixed cost per thread block (prologue, epilogue)
+    // Simulator: latency limit of the tensor pipe. One warp issuing mma.sync sustains at most this
+    // many tensor FLOP per SM clock (a dependent chain: one m16n8k16 = 4096 FLOP per mma latency
+    // times the loop's independent mmas), so an SM's tensor rate is
+    //   min(peak / SMs x tensor_efficiency, resident warps per SM x this x sm_clock)
+    // with resident warps = blocks_per_sm x warps per block (occupancy). Few warps cannot hide the
+    // latency; enough warps reach the throughput limit. 0 = no limit (the default: uncalibrated
+    // profiles predict exactly as before this field existed).
+    double tensor_flops_per_cycle_per_warp = 0.0;
     // Simulator: the most one SM can pull through its L2 port, bytes per SM clock (Ampere and
     // Hopper: 64 B/clk per SM). Only binds when few SMs are busy (tail waves, small grids).
     double sm_l2_bytes_per_cycle = 64.0;

@@ -80,13 +80,33 @@ struct Event {
     }
 };
 
+// One SM's tensor rate for a launch. Without a latency limit (Rates::tensor_flops_per_ns_per_warp
+// = 0) it is the calibrated throughput, unchanged. With one, a warp issuing a dependent
+// mma.sync chain sustains at most that rate, so the SM's rate is
+//   min(throughput, resident warps per SM x per-warp rate),
+// resident warps = blocks per SM x warps per block (blocks per SM: occupancy's blocks_per_sm, or
+// ceil(grid / SMs) when the grid is smaller than one full wave). The SM server shares this rate among the
+// resident blocks, so each block of W warps gets at most W x the per-warp rate when the SM is
+// full. Tail waves with fewer resident blocks keep the full-occupancy rate (not modelled).
+double tensor_rate(const Rates& r, const Launch& launch, const Occupancy& occ, int warp_size, int sm_count) {
+    if (!(r.tensor_flops_per_ns_per_warp > 0)) return r.tensor_flops_per_ns;
+    const int warps_per_block = std::max(1, (launch.threads_per_block + warp_size - 1) / std::max(1, warp_size));
+    // Resident blocks per SM: the occupancy limit, or fewer when the grid does not fill it.
+    const std::int64_t sms = std::max<std::int64_t>(1, sm_count);
+    const std::int64_t per_sm = std::min<std::int64_t>(std::max(1, occ.blocks_per_sm),
+                                                       std::max<std::int64_t>(1, (launch.blocks() + sms - 1) / sms));
+    const double resident_warps = static_cast<double>(per_sm) * warps_per_block;
+    return std::min(r.tensor_flops_per_ns, resident_warps * r.tensor_flops_per_ns_per_warp);
+}
+
 constexpr std::uint32_t kHbmServer = 0, kL2Server = 1, kFirstSmServer = 2;
 
 class Engine {
 public:
     Engine(SimState& st, const Launch& launch, std::size_t index, const Occupancy& occ)
         : st_(st), launch_(launch), index_(index), occ_(occ),
-          sampler_(st.options->max_samples), sm_count_(st.hw->sm_count), far_share_(st.hw->l2_far_share()) {}
+          sampler_(st.options->max_samples), sm_count_(st.hw->sm_count), far_share_(st.hw->l2_far_share()),
+          tensor_flops_per_ns_(tensor_rate(st.rates, launch, occ, st.hw->warp_size_threads, st.hw->sm_count)) {}
 
     Result<LaunchResult> run(double start_ns);
 
@@ -128,6 +148,7 @@ private:
     Sampler sampler_;
     int sm_count_;
     double far_share_;  // share of L2 lines homed in a far partition (second lookup)
+    double tensor_flops_per_ns_;  // one SM's tensor rate for this launch (latency limit applied)
     std::int64_t blocks_ = 0, next_block_ = 0, slots_per_wave_ = 0;
     double now_ = 0;
     std::uint64_t seq_ = 0;
@@ -239,7 +260,7 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
         // phase's times instead of redoing the eight divisions (the same inputs give the same
         // bits, so results are unchanged).
         if (amount != memo_amount_) {
-            const std::array<double, kUnits> rate = {r.smem_bytes_per_ns, r.tensor_flops_per_ns,
+            const std::array<double, kUnits> rate = {r.smem_bytes_per_ns, tensor_flops_per_ns_,
                                                      r.fp32_flops_per_ns, r.sfu_ops_per_ns};
             std::array<double, kUnits> t{};
             double comp_ns = 0;

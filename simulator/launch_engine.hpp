@@ -22,6 +22,7 @@ struct Rates {
     double sm_l2_bytes_per_ns = 0;     // one SM's L2 port
     double smem_bytes_per_ns = 0;      // one SM
     double tensor_flops_per_ns = 0;    // one SM, for the workload's dtype
+    double tensor_flops_per_ns_per_warp = 0;  // latency limit of one warp; 0 = no limit
     double fp32_flops_per_ns = 0;      // one SM
     double sfu_ops_per_ns = 0;         // one SM
     double hbm_latency_ns = 0;

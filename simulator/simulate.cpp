@@ -21,12 +21,17 @@
 //    buffer_layout.hpp). HBM bytes are its fills and write-backs; dirty data left at the end of
 //    a launch is reported as l2_dirty_bytes_at_end and stays for the next launch.
 //
+//  * Latency limit of the tensor pipe (calibration.tensor_flops_per_cycle_per_warp, off by
+//    default): an SM's tensor rate is at most resident warps x that per-warp rate, so blocks of
+//    few warps (or few resident blocks) are latency-bound rather than throughput-bound.
+//
 // Deliberately left out: instruction-level timing inside a block (warp scheduling, register
-// bank conflicts, MMA latency chains), shared-memory bank conflicts, L1 caching of global loads,
+// bank conflicts; MMA latency only as the per-warp rate above), shared-memory bank conflicts, L1 caching of global loads,
 // set associativity and partitions of the L2, DRAM page/bank effects, MSHR merging in time, the
 // gap between back-to-back launches, clock throttling.
 #include "simulator/simulate.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <optional>
@@ -61,8 +66,10 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
         if (!s) return s.error();
     }
     if (hw.l2_bytes < 0 || hw.hbm_latency_ns < 0 || hw.l2_latency_ns < 0 || c.launch_overhead_ns < 0 ||
-        c.block_overhead_ns < 0) {
-        return make_error("profile " + hw.name + ": l2_bytes, latencies and overheads must be >= 0");
+        c.block_overhead_ns < 0 || !(c.tensor_flops_per_cycle_per_warp >= 0) ||
+        !std::isfinite(c.tensor_flops_per_cycle_per_warp)) {
+        return make_error("profile " + hw.name +
+                          ": l2_bytes, latencies, overheads and calibration.tensor_flops_per_cycle_per_warp must be >= 0");
     }
     const double sms = static_cast<double>(hw.sm_count);
     double tensor = hw.tensor_fp16_flops_per_s;
@@ -74,6 +81,7 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
     r.sm_l2_bytes_per_ns = c.sm_l2_bytes_per_cycle * hw.sm_clock_hz * 1e-9;
     r.smem_bytes_per_ns = hw.smem_bandwidth_bytes_per_cycle_per_sm * hw.sm_clock_hz * c.smem_efficiency * 1e-9;
     r.tensor_flops_per_ns = tensor / sms * c.tensor_efficiency * 1e-9;
+    r.tensor_flops_per_ns_per_warp = c.tensor_flops_per_cycle_per_warp * hw.sm_clock_hz * 1e-9;
     r.fp32_flops_per_ns = hw.fp32_flops_per_s / sms * c.fp32_efficiency * 1e-9;
     r.sfu_ops_per_ns = hw.sfu_ops_per_s / sms * 1e-9;
     r.hbm_latency_ns = hw.hbm_latency_ns;

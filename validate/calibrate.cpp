@@ -26,6 +26,7 @@ Result<double*> calibration_field(Calibration& c, const std::string& name) {
     if (name == "fp32_efficiency") return &c.fp32_efficiency;
     if (name == "launch_overhead_ns") return &c.launch_overhead_ns;
     if (name == "block_overhead_ns") return &c.block_overhead_ns;
+    if (name == "tensor_flops_per_cycle_per_warp") return &c.tensor_flops_per_cycle_per_warp;
     std::string all;
     for (const auto& n : calibration_parameter_names()) all += (all.empty() ? "" : ", ") + n;
     return make_error("unknown calibration parameter '" + name + "' (known: " + all + ")");
@@ -44,13 +45,15 @@ std::string sci(double v) {
 // Maps a physical parameter to the unconstrained fit space and back.
 double to_free(const std::string& name, double v) {
     if (is_efficiency(name)) return logit(std::clamp(v, 0.02, 0.995));
-    return std::log(std::max(v, 1.0));  // ns; 1 ns floor is physically "none"
+    return std::log(std::max(v, 1.0));  // ns (1 ns floor is physically "none") or FLOP/cycle/warp
 }
 // Starting point of the fit: overheads left at 0 start at a typical size (1 us per launch,
 // 100 ns per block) so the log-space search begins in the right decade.
 double fit_start(const std::string& name, double v) {
     if (name == "launch_overhead_ns" && v <= 0) return 1000.0;
     if (name == "block_overhead_ns" && v <= 0) return 100.0;
+    // No limit yet: start at one m16n8k16 mma.sync (4096 FLOP) per ~32 cycles per warp.
+    if (name == "tensor_flops_per_cycle_per_warp" && v <= 0) return 128.0;
     return v;
 }
 double from_free(const std::string& name, double u) {

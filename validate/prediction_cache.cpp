@@ -25,6 +25,8 @@ std::string profile_fingerprint(const Hardware& hw) {
     cal << c.hbm_efficiency << ' ' << c.l2_efficiency << ' ' << c.smem_efficiency << ' ' << c.tensor_efficiency << ' '
         << c.fp32_efficiency << ' ' << c.launch_overhead_ns << ' ' << c.block_overhead_ns << ' '
         << c.sm_l2_bytes_per_cycle << ' ' << c.calibrated;
+    // Optional field: only when set, so fingerprints of profiles without it are unchanged.
+    if (c.tensor_flops_per_cycle_per_warp > 0) cal << " tensor_flops_per_cycle_per_warp " << c.tensor_flops_per_cycle_per_warp;
     std::snprintf(buf, sizeof buf, "%016llx",
                   static_cast<unsigned long long>(fnv1a64(hardware_to_json(h) + cal.str())));
     return buf;
