@@ -51,21 +51,21 @@ int attention_registers(std::int64_t br, std::int64_t bc, std::int64_t head_dim,
 // Step builders. Inline: the simulator calls a block program once per block, and for small
 // tiles that is tens of millions of steps per launch; out-of-line calls were a quarter of a
 // sweep's time.
-inline void push_load(std::vector<Step>& out, std::int32_t iteration, std::uint32_t buffer, std::int64_t offset_bytes,
-                      std::int64_t row_bytes, std::int64_t rows, std::int64_t stride_bytes) {
+inline void push_global(std::vector<Step>& out, StepKind kind, std::int32_t iteration, std::uint32_t buffer,
+                        std::int64_t offset_bytes, std::int64_t row_bytes, std::int64_t rows, std::int64_t stride_bytes) {
     Step& s = out.emplace_back();
-    s.kind = StepKind::load;
+    s.kind = kind;
     s.iteration = iteration;
     s.region = Region{buffer, offset_bytes, row_bytes, rows, stride_bytes};
     s.amount = static_cast<double>(s.region.bytes());
 }
+inline void push_load(std::vector<Step>& out, std::int32_t iteration, std::uint32_t buffer, std::int64_t offset_bytes,
+                      std::int64_t row_bytes, std::int64_t rows, std::int64_t stride_bytes) {
+    push_global(out, StepKind::load, iteration, buffer, offset_bytes, row_bytes, rows, stride_bytes);
+}
 inline void push_store(std::vector<Step>& out, std::int32_t iteration, std::uint32_t buffer, std::int64_t offset_bytes,
                        std::int64_t row_bytes, std::int64_t rows, std::int64_t stride_bytes) {
-    Step& s = out.emplace_back();
-    s.kind = StepKind::store;
-    s.iteration = iteration;
-    s.region = Region{buffer, offset_bytes, row_bytes, rows, stride_bytes};
-    s.amount = static_cast<double>(s.region.bytes());
+    push_global(out, StepKind::store, iteration, buffer, offset_bytes, row_bytes, rows, stride_bytes);
 }
 inline void push_smem(std::vector<Step>& out, StepKind kind, std::int32_t iteration, double bytes) {
     Step& s = out.emplace_back();

@@ -190,7 +190,7 @@ private slots:
                 return QVariant(i);
             });
         }
-        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
         QTest::qWait(100);
         QCOMPARE(finished.count(), 1);  // only the newest generation is reported
         QCOMPARE(finished.at(0).at(0).toULongLong(), runner.generation());
@@ -211,7 +211,7 @@ private slots:
         });
         QTest::qWait(20);  // the slow job is running now
         runner.submit([](const JobContext&) -> Result<QVariant> { return QVariant(QStringLiteral("fresh")); });
-        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
         QCOMPARE(finished.at(0).at(1).toString(), QStringLiteral("fresh"));
         release = true;
         QTest::qWait(50);
