@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "cli/calibrate_measure.hpp"
+#include "cli/cli_util.hpp"
 #include "cli/commands.hpp"
 #include "cli/models.hpp"
 #include "core/hardware.hpp"
@@ -29,11 +30,6 @@ namespace po = boost::program_options;
 namespace tilescope {
 
 namespace {
-
-int fail(int code, const std::string& message) {
-    std::cerr << "tilescope: error: " << message << "\n";
-    return code;
-}
 
 std::vector<std::string> split_list(const std::string& s) {
     std::vector<std::string> out;
@@ -84,12 +80,8 @@ int run_calibrate(int argc, char** argv) {
         ("jobs", po::value<int>()->default_value(static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))),
          "prediction threads");
     po::variables_map vm;
-    try {
-        po::store(po::command_line_parser(argc, argv).options(opts).run(), vm);
-        po::notify(vm);
-    } catch (const po::error& e) {
-        return fail(2, std::string("calibrate: ") + e.what());
-    }
+    if (Status parsed = parse_command_line(argc, argv, opts, vm); !parsed)
+        return cli_fail(2, "calibrate: " + parsed.error().message);
     if (vm.count("help") != 0) {
         std::cout << "usage: tilescope calibrate --gpu PROFILE [--from FILE.jsonl] [--out FILE.json] [options]\n"
                   << opts
@@ -97,27 +89,27 @@ int run_calibrate(int argc, char** argv) {
                      "Exit codes: 0 ok, 2 bad input, 3 no GPU / no profiling permission, 1 internal failure.\n";
         return 0;
     }
-    if (vm.count("gpu") == 0) return fail(2, "calibrate: --gpu is required");
+    if (vm.count("gpu") == 0) return cli_fail(2, "calibrate: --gpu is required");
     auto base = load_hardware(vm["gpu"].as<std::string>());
-    if (!base) return fail(2, base.error().message);
+    if (!base) return cli_fail(2, base.error().message);
     const int jobs = vm["jobs"].as<int>();
-    if (jobs < 1 || jobs > 1024) return fail(2, "calibrate: --jobs must be in [1, 1024] (got " + std::to_string(jobs) + ")");
+    if (jobs < 1 || jobs > 1024) return cli_fail(2, "calibrate: --jobs must be in [1, 1024] (got " + std::to_string(jobs) + ")");
     const int max_evals = vm["max-evals"].as<int>();
     if (max_evals < 1 || max_evals > 100000)
-        return fail(2, "calibrate: --max-evals must be in [1, 100000] (got " + std::to_string(max_evals) + ")");
+        return cli_fail(2, "calibrate: --max-evals must be in [1, 100000] (got " + std::to_string(max_evals) + ")");
     const int max_fit_cases = vm["max-fit-cases"].as<int>();
-    if (max_fit_cases < 0) return fail(2, "calibrate: --max-fit-cases must be >= 0 (got " + std::to_string(max_fit_cases) + ")");
+    if (max_fit_cases < 0) return cli_fail(2, "calibrate: --max-fit-cases must be >= 0 (got " + std::to_string(max_fit_cases) + ")");
     const int repeats = vm["repeats"].as<int>();
-    if (repeats < 1 || repeats > 1000) return fail(2, "calibrate: --repeats must be in [1, 1000] (got " + std::to_string(repeats) + ")");
+    if (repeats < 1 || repeats > 1000) return cli_fail(2, "calibrate: --repeats must be in [1, 1000] (got " + std::to_string(repeats) + ")");
 
     MeasureDatasetOptions mo;
     mo.repeats = repeats;
     mo.time_budget_s = vm["time-budget-s"].as<double>();
-    if (!(mo.time_budget_s >= 0)) return fail(2, "calibrate: --time-budget-s must be >= 0");
+    if (!(mo.time_budget_s >= 0)) return cli_fail(2, "calibrate: --time-budget-s must be >= 0");
     if (vm.count("measure-dataset") != 0) {
         const std::string path = vm["measure-dataset"].as<std::string>();
         const MeasureDatasetResult m = measure_dataset(path, *base, mo, std::cerr);
-        if (m.code != 0) return fail(m.code, "calibrate: " + m.message);
+        if (m.code != 0) return cli_fail(m.code, "calibrate: " + m.message);
         std::cout << "wrote " << m.records << " records to " << path << "\n";
         return 0;
     }
@@ -125,14 +117,14 @@ int run_calibrate(int argc, char** argv) {
     Result<validate::Dataset> data = make_error("no data");
     if (vm.count("from") != 0) {
         data = validate::load_dataset(vm["from"].as<std::string>());
-        if (!data) return fail(2, data.error().message);
+        if (!data) return cli_fail(2, data.error().message);
     } else {
         const std::string tmp = (std::filesystem::temp_directory_path() / "tilescope_calibrate_training.jsonl").string();
         mo.training_only = true;
         const MeasureDatasetResult m = measure_dataset(tmp, *base, mo, std::cerr);
-        if (m.code != 0) return fail(m.code, "calibrate: " + m.message);
+        if (m.code != 0) return cli_fail(m.code, "calibrate: " + m.message);
         data = validate::load_dataset(tmp);
-        if (!data) return fail(1, data.error().message);
+        if (!data) return cli_fail(1, data.error().message);
     }
 
     validate::CalibrateOptions co;
@@ -149,13 +141,13 @@ int run_calibrate(int argc, char** argv) {
                 used = 0;
             }
             if (eq == std::string::npos || used == 0 || used != item.size() - eq - 1)
-                return fail(2, "calibrate: --start items must be NAME=NUMBER (got '" + item + "')");
+                return cli_fail(2, "calibrate: --start items must be NAME=NUMBER (got '" + item + "')");
             co.start[item.substr(0, eq)] = value;
         }
     co.max_fit_cases = max_fit_cases;
     co.jobs = jobs;
     co.time_budget_s = vm["fit-budget-s"].as<double>();
-    if (!(co.time_budget_s >= 0)) return fail(2, "calibrate: --fit-budget-s must be >= 0");
+    if (!(co.time_budget_s >= 0)) return cli_fail(2, "calibrate: --fit-budget-s must be >= 0");
     const std::string model = vm["model"].as<std::string>();
     co.provenance["calibrated_date"] = validate::utc_now_iso();
     co.provenance["calibrate_commit"] = validate::build_commit();
@@ -165,7 +157,7 @@ int run_calibrate(int argc, char** argv) {
         return predict_with_model(model, w, h, false);
     };
     auto r = validate::calibrate(*data, *base, predict, co);
-    if (!r) return fail(2, r.error().message);
+    if (!r) return cli_fail(2, r.error().message);
     r->hw.origin.clear();
 
     const std::string profile = validate::calibrated_profile_json(*r);
@@ -182,8 +174,8 @@ int run_calibrate(int argc, char** argv) {
     std::filesystem::path fit_path = out;
     fit_path.replace_extension(".fit-report");
     if (vm.count("fit-report") != 0) fit_path = vm["fit-report"].as<std::string>();
-    if (!write_file(out, profile)) return fail(2, "calibrate: cannot write " + out.string());
-    if (!write_file(fit_path, validate::fit_report_json(*r))) return fail(2, "calibrate: cannot write " + fit_path.string());
+    if (!write_file(out, profile)) return cli_fail(2, "calibrate: cannot write " + out.string());
+    if (!write_file(fit_path, validate::fit_report_json(*r))) return cli_fail(2, "calibrate: cannot write " + fit_path.string());
     std::cout << validate::fit_report_table(*r) << "wrote " << out.string() << " and " << fit_path.string() << "\n";
     return 0;
 }

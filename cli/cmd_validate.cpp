@@ -15,6 +15,7 @@
 #include <sstream>
 #include <thread>
 
+#include "cli/cli_util.hpp"
 #include "cli/commands.hpp"
 #include "cli/models.hpp"
 #include "core/hardware.hpp"
@@ -28,11 +29,6 @@ namespace po = boost::program_options;
 namespace tilescope {
 
 namespace {
-
-int fail(int code, const std::string& message) {
-    std::cerr << "tilescope: error: " << message << "\n";
-    return code;
-}
 
 bool write_file(const std::filesystem::path& path, const std::string& text) {
     std::ofstream f(path, std::ios::binary);
@@ -65,12 +61,8 @@ int run_validate(int argc, char** argv) {
         ("jobs", po::value<int>()->default_value(static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))),
          "prediction threads");
     po::variables_map vm;
-    try {
-        po::store(po::command_line_parser(argc, argv).options(opts).run(), vm);
-        po::notify(vm);
-    } catch (const po::error& e) {
-        return fail(2, std::string("validate: ") + e.what());
-    }
+    if (Status parsed = parse_command_line(argc, argv, opts, vm); !parsed)
+        return cli_fail(2, "validate: " + parsed.error().message);
     if (vm.count("help") != 0) {
         std::cout << "usage: tilescope validate --gpu PROFILE --measurements FILE [options]\n" << opts
                   << "\nTargets (held-out): HBM bytes MAPE <= 5%, lts__t_bytes MAPE <= 10%, time MAPE <= 10%,\n"
@@ -78,20 +70,20 @@ int run_validate(int argc, char** argv) {
                      "Exit codes: 0 ok, 2 bad input, 5 targets missed (--check), 1 internal failure.\n";
         return 0;
     }
-    if (vm.count("gpu") == 0) return fail(2, "validate: --gpu is required");
-    if (vm.count("measurements") == 0) return fail(2, "validate: --measurements is required");
+    if (vm.count("gpu") == 0) return cli_fail(2, "validate: --gpu is required");
+    if (vm.count("measurements") == 0) return cli_fail(2, "validate: --measurements is required");
     const std::string format = vm["format"].as<std::string>();
     if (format != "table" && format != "json" && format != "markdown")
-        return fail(2, "validate: --format must be table, json or markdown (got '" + format + "')");
+        return cli_fail(2, "validate: --format must be table, json or markdown (got '" + format + "')");
     auto filter = validate::parse_split_filter(vm["split"].as<std::string>());
-    if (!filter) return fail(2, "validate: " + filter.error().message);
+    if (!filter) return cli_fail(2, "validate: " + filter.error().message);
     const int jobs = vm["jobs"].as<int>();
-    if (jobs < 1 || jobs > 1024) return fail(2, "validate: --jobs must be in [1, 1024] (got " + std::to_string(jobs) + ")");
+    if (jobs < 1 || jobs > 1024) return cli_fail(2, "validate: --jobs must be in [1, 1024] (got " + std::to_string(jobs) + ")");
 
     auto hw = load_hardware(vm["gpu"].as<std::string>());
-    if (!hw) return fail(2, hw.error().message);
+    if (!hw) return cli_fail(2, hw.error().message);
     auto data = validate::load_dataset(vm["measurements"].as<std::string>());
-    if (!data) return fail(2, data.error().message);
+    if (!data) return cli_fail(2, data.error().message);
 
     const std::string model = vm["model"].as<std::string>();
     const validate::Predictor predict = [model](const Workload& w, const Hardware& h) {
@@ -103,29 +95,29 @@ int run_validate(int argc, char** argv) {
     validate::PredictionCache cache;
     if (vm.count("predictions") != 0) {
         auto c = validate::load_prediction_cache(vm["predictions"].as<std::string>());
-        if (!c) return fail(2, "validate: " + c.error().message);
+        if (!c) return cli_fail(2, "validate: " + c.error().message);
         cache = std::move(*c);
         vo.cache = &cache;
         vo.verify_sample = vm["verify-sample"].as<int>();
-        if (vo.verify_sample < 0) return fail(2, "validate: --verify-sample must be >= 0");
+        if (vo.verify_sample < 0) return cli_fail(2, "validate: --verify-sample must be >= 0");
     }
     auto report = validate::run_validation(*data, *hw, model, predict, vo);
-    if (!report) return fail(2, report.error().message);
+    if (!report) return cli_fail(2, report.error().message);
     if (vm.count("baseline") != 0) {
         const std::string path = vm["baseline"].as<std::string>();
         std::ifstream f(path, std::ios::binary);
-        if (!f) return fail(2, "validate: cannot read --baseline " + path);
+        if (!f) return cli_fail(2, "validate: cannot read --baseline " + path);
         std::ostringstream text;
         text << f.rdbuf();
         if (auto st = validate::apply_baseline(*report, text.str(), path); !st)
-            return fail(2, "validate: " + st.error().message);
+            return cli_fail(2, "validate: " + st.error().message);
     }
     if (vm.count("save-predictions") != 0) {
         const std::filesystem::path path = vm["save-predictions"].as<std::string>();
         std::error_code ec;
         if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
         if (!write_file(path, validate::prediction_cache_jsonl(*report, validate::profile_fingerprint(*hw))))
-            return fail(2, "validate: cannot write " + path.string());
+            return cli_fail(2, "validate: cannot write " + path.string());
     }
 
     std::string text;
@@ -135,10 +127,10 @@ int run_validate(int argc, char** argv) {
         const std::filesystem::path dir = vm["out"].as<std::string>();
         std::error_code ec;
         std::filesystem::create_directories(dir, ec);
-        if (ec) return fail(2, "validate: cannot create --out directory " + dir.string() + ": " + ec.message());
+        if (ec) return cli_fail(2, "validate: cannot create --out directory " + dir.string() + ": " + ec.message());
         if (format == "markdown") {
             auto files = validate::write_plots(*report, dir.string());
-            if (!files) return fail(2, "validate: " + files.error().message);
+            if (!files) return cli_fail(2, "validate: " + files.error().message);
             plots = *files;
             out_file = dir / "README.md";
         } else {
@@ -152,7 +144,7 @@ int run_validate(int argc, char** argv) {
     if (out_file.empty()) {
         std::cout << text;
     } else {
-        if (!write_file(out_file, text)) return fail(2, "validate: cannot write " + out_file.string());
+        if (!write_file(out_file, text)) return cli_fail(2, "validate: cannot write " + out_file.string());
         std::cout << "wrote " << out_file.string();
         for (const auto& p : plots) std::cout << ", " << p;
         std::cout << "\n";

@@ -33,6 +33,21 @@ std::int64_t floor_sum(std::int64_t n, std::int64_t m, std::int64_t a, std::int6
     return total;
 }
 
+FusedAttention fused_attention(const Workload& w) {
+    FusedAttention p{};
+    p.bh = w.batch * w.heads;
+    p.n = w.seq_q;
+    p.n_kv = w.seq_kv;
+    p.d = w.head_dim;
+    p.br = w.tile.m;
+    p.bc = w.tile.n;
+    p.warps = w.tile.warps;
+    p.dt = dtype_bytes(w.dtype);
+    p.causal = w.causal;
+    p.t = attention_tiles(p.n, p.n_kv, p.br, p.bc, p.causal);
+    return p;
+}
+
 AttentionTiles attention_tiles(std::int64_t seq_q, std::int64_t seq_kv, std::int64_t br, std::int64_t bc, bool causal) {
     AttentionTiles t;
     t.q_tiles = ceil_div(seq_q, br);

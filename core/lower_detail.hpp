@@ -38,6 +38,14 @@ struct AttentionTiles {
     std::int64_t last_kv_users = 0; // q tiles that process the last (possibly partial) kv tile
 };
 AttentionTiles attention_tiles(std::int64_t seq_q, std::int64_t seq_kv, std::int64_t br, std::int64_t bc, bool causal);
+// Shape and tile of a fused-attention workload (flash1 and flash2), read once from the Workload.
+struct FusedAttention {
+    std::int64_t bh, n, n_kv, d, br, bc;
+    int warps, dt;
+    bool causal;
+    AttentionTiles t;
+};
+FusedAttention fused_attention(const Workload& w);
 // K/V tiles processed by query tile i (prefix 0 .. result-1).
 std::int64_t kv_tiles_for_q(std::int64_t i, std::int64_t seq_q, std::int64_t kv_tiles, std::int64_t br,
                             std::int64_t bc, bool causal);

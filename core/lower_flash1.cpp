@@ -29,11 +29,7 @@
 namespace tilescope::detail {
 namespace {
 
-struct Flash1 {
-    std::int64_t bh, n, n_kv, d, br, bc, q_tiles, kv_tiles;
-    int warps, dt;
-    bool causal;
-};
+using Flash1 = FusedAttention;
 
 enum : std::uint32_t { kQ = 0, kK = 1, kV = 2, kO = 3, kL = 4, kM = 5 };
 
@@ -43,7 +39,7 @@ void flash1_program(const Flash1& p, std::int64_t head, std::vector<Step>& out) 
     const double q_tile_bytes = br * d * p.dt;
     const double kv_tile_bytes = bc * d * p.dt;
     std::int32_t it = 0;
-    for (std::int64_t j = 0; j < p.kv_tiles; ++j) {
+    for (std::int64_t j = 0; j < p.t.kv_tiles; ++j) {
         if (j > 0) push_barrier(out, it);  // every warp is done with K_{j-1}, V_{j-1}
         const std::int64_t k0 = j * p.bc;
         const std::int64_t rk = std::min(p.bc, p.n_kv - k0);
@@ -53,7 +49,7 @@ void flash1_program(const Flash1& p, std::int64_t head, std::vector<Step>& out) 
         push_load(out, it, kV, kv_off, row_bytes, rk, row_bytes);
         push_smem(out, StepKind::smem_write, it, kv_tile_bytes);
         push_barrier(out, it);
-        for (std::int64_t i = first_q_for_kv(j, p.br, p.bc, p.causal); i < p.q_tiles; ++i, ++it) {
+        for (std::int64_t i = first_q_for_kv(j, p.br, p.bc, p.causal); i < p.t.q_tiles; ++i, ++it) {
             const std::int64_t q0 = i * p.br;
             const std::int64_t rq = std::min(p.br, p.n - q0);
             const std::int64_t q_off = (head * p.n + q0) * row_bytes;
@@ -84,19 +80,8 @@ void flash1_program(const Flash1& p, std::int64_t head, std::vector<Step>& out) 
 }  // namespace
 
 Result<std::vector<Launch>> lower_flash1(const Workload& w, const Hardware& hw) {
-    Flash1 p{};
-    p.bh = w.batch * w.heads;
-    p.n = w.seq_q;
-    p.n_kv = w.seq_kv;
-    p.d = w.head_dim;
-    p.br = w.tile.m;
-    p.bc = w.tile.n;
-    p.warps = w.tile.warps;
-    p.dt = dtype_bytes(w.dtype);
-    p.causal = w.causal;
-    const AttentionTiles t = attention_tiles(p.n, p.n_kv, p.br, p.bc, p.causal);
-    p.q_tiles = t.q_tiles;
-    p.kv_tiles = t.kv_tiles;
+    const Flash1 p = fused_attention(w);
+    const AttentionTiles& t = p.t;
 
     Launch l;
     l.name = "attention-flash1:fwd";

@@ -27,22 +27,19 @@
 namespace tilescope::detail {
 namespace {
 
-struct Flash2 {
-    std::int64_t bh, n, n_kv, d, br, bc, q_tiles, kv_tiles;
-    int warps, dt;
-    bool causal;
+struct Flash2 : FusedAttention {
     bool q_in_registers;  // d <= 64: Q fragments loaded from smem once, kept in registers
 };
 
 enum : std::uint32_t { kQ = 0, kK = 1, kV = 2, kO = 3, kLse = 4 };
 
 void flash2_program(const Flash2& p, std::int64_t item, std::vector<Step>& out) {
-    const std::int64_t i = item % p.q_tiles;
-    const std::int64_t head = item / p.q_tiles;
+    const std::int64_t i = item % p.t.q_tiles;
+    const std::int64_t head = item / p.t.q_tiles;
     const std::int64_t q0 = i * p.br;
     const std::int64_t rq = std::min(p.br, p.n - q0);
     const std::int64_t row_bytes = p.d * p.dt;
-    const std::int64_t nkv = kv_tiles_for_q(i, p.n, p.kv_tiles, p.br, p.bc, p.causal);
+    const std::int64_t nkv = kv_tiles_for_q(i, p.n, p.t.kv_tiles, p.br, p.bc, p.causal);
     const double tile_kv_bytes = static_cast<double>(p.bc * p.d * p.dt);
     const double br = static_cast<double>(p.br), bc = static_cast<double>(p.bc), d = static_cast<double>(p.d);
 
@@ -78,20 +75,8 @@ void flash2_program(const Flash2& p, std::int64_t item, std::vector<Step>& out) 
 }  // namespace
 
 Result<std::vector<Launch>> lower_flash2(const Workload& w, const Hardware& hw) {
-    Flash2 p{};
-    p.bh = w.batch * w.heads;
-    p.n = w.seq_q;
-    p.n_kv = w.seq_kv;
-    p.d = w.head_dim;
-    p.br = w.tile.m;
-    p.bc = w.tile.n;
-    p.warps = w.tile.warps;
-    p.dt = dtype_bytes(w.dtype);
-    p.causal = w.causal;
-    p.q_in_registers = p.d <= 64;
-    const AttentionTiles t = attention_tiles(p.n, p.n_kv, p.br, p.bc, p.causal);
-    p.q_tiles = t.q_tiles;
-    p.kv_tiles = t.kv_tiles;
+    const Flash2 p{fused_attention(w), w.head_dim <= 64};
+    const AttentionTiles& t = p.t;
 
     Launch l;
     l.name = "attention-flash2:fwd";

@@ -37,6 +37,20 @@ namespace tilescope::sim {
 
 namespace {
 
+// Calls f(begin, end) for the byte ranges of a region: once when its rows are contiguous,
+// else once per row.
+template <class F>
+inline void for_each_byte_range(const Region& r, F&& f) {
+    if (r.rows == 1 || r.stride_bytes == r.row_bytes) {
+        f(r.offset_bytes, r.offset_bytes + r.rows * r.row_bytes);
+        return;
+    }
+    for (std::int64_t row = 0; row < r.rows; ++row) {
+        const std::int64_t a = r.offset_bytes + row * r.stride_bytes;
+        f(a, a + r.row_bytes);
+    }
+}
+
 constexpr double kBusyThreshold = 0.5;  // below this utilisation everywhere, a bin is "latency"
 enum class JobKind : std::uint8_t { mem, comp, store };
 
@@ -334,14 +348,7 @@ bool Engine::issue_mem(std::uint32_t slot_id, std::uint32_t phase) {
         }
         const std::uint32_t id = ids[r.buffer];
         if (!aligned(id, r)) return true;  // run() notices st_.misaligned and stops
-        if (r.rows == 1 || r.stride_bytes == r.row_bytes) {
-            st_.l2.load(id, r.offset_bytes, r.offset_bytes + r.rows * r.row_bytes, acc);
-        } else {
-            for (std::int64_t row = 0; row < r.rows; ++row) {
-                const std::int64_t a = r.offset_bytes + row * r.stride_bytes;
-                st_.l2.load(id, a, a + r.row_bytes, acc);
-            }
-        }
+        for_each_byte_range(r, [&](std::int64_t a, std::int64_t b) { st_.l2.load(id, a, b, acc); });
         missing_steps += acc.fill_bytes > fill_before ? 1u : 0u;
     }
     load_bytes_ += acc.requested_bytes;
@@ -392,14 +399,7 @@ bool Engine::issue_store(std::uint32_t slot_id, std::uint32_t phase) {
         }
         const std::uint32_t id = ids[r.buffer];
         if (!aligned(id, r)) return true;  // run() notices st_.misaligned and stops
-        if (r.rows == 1 || r.stride_bytes == r.row_bytes) {
-            st_.l2.store(id, r.offset_bytes, r.offset_bytes + r.rows * r.row_bytes, acc);
-        } else {
-            for (std::int64_t row = 0; row < r.rows; ++row) {
-                const std::int64_t a = r.offset_bytes + row * r.stride_bytes;
-                st_.l2.store(id, a, a + r.row_bytes, acc);
-            }
-        }
+        for_each_byte_range(r, [&](std::int64_t a, std::int64_t b) { st_.l2.store(id, a, b, acc); });
     }
     store_bytes_ += acc.requested_bytes;
     fill_bytes_ += acc.fill_bytes;
