@@ -118,52 +118,72 @@ void L2Cache::touch(std::uint32_t id, std::int64_t begin, std::int64_t end, bool
         const std::int64_t c_end = c_begin + b.chunk_bytes;
         const std::int64_t overlap = std::min(end, c_end) - std::max(begin, c_begin);
         const auto uc = static_cast<std::uint64_t>(c);
-        const std::uint64_t key = (static_cast<std::uint64_t>(id) << kKeyShift) | uc;
-        std::uint32_t n = kNil;
-        {
-            const std::uint32_t d = dir_entry(id, uc);
-            if (d != kNil) n = pool_[(static_cast<std::size_t>(d) << kPageBits) + (uc & (kPageChunks - 1))];
-        }
+        const std::uint32_t n = find(id, uc);
         if (n != kNil) {
             if (!is_store) acc.hit_bytes += overlap;
-            if (is_store && !nodes_[n].dirty) {
-                nodes_[n].dirty = true;
-                dirty_bytes_ += nodes_[n].bytes;
-            }
-            if (head_ != n) {
-                list_unlink(n);
-                list_push_front(n);
-            }
+            promote(n, is_store);
             continue;
         }
-        // Miss: the chunk's size is clipped at the buffer's end.
-        std::int64_t chunk = b.chunk_bytes;
-        if (b.bytes > c_begin) chunk = std::min(chunk, b.bytes - c_begin);
-        if (chunk > capacity_bytes_) {  // cannot be cached at all: streams through
+        const std::int64_t chunk = chunk_size(id, uc);  // clipped at the buffer's end
+        if (!insert(id, uc, chunk, is_store, acc)) {  // cannot be cached at all: streams through
             if (is_store) acc.writeback_bytes += overlap;
             else acc.fill_bytes += chunk;
             continue;
         }
-        while (used_bytes_ + chunk > capacity_bytes_ && tail_ != kNil) evict_one(acc);
-        std::uint32_t idx;
-        if (!free_.empty()) {
-            idx = free_.back();
-            free_.pop_back();
-        } else {
-            idx = static_cast<std::uint32_t>(nodes_.size());
-            nodes_.emplace_back();
-        }
-        Node& x = nodes_[idx];
-        x.key = key;
-        x.bytes = static_cast<std::uint32_t>(chunk);
-        x.dirty = is_store;
-        used_bytes_ += chunk;
-        if (is_store) dirty_bytes_ += chunk;
-        else acc.fill_bytes += chunk;
-        ++live_;
-        map_insert(id, uc, idx);
-        list_push_front(idx);
+        if (!is_store) acc.fill_bytes += chunk;
     }
+}
+
+std::int64_t L2Cache::chunk_size(std::uint32_t id, std::uint64_t c) const {
+    const BufferInfo& b = buffers_[id];
+    const auto c_begin = static_cast<std::int64_t>(c << b.chunk_shift);
+    std::int64_t chunk = b.chunk_bytes;
+    if (b.bytes > c_begin) chunk = std::min(chunk, b.bytes - c_begin);
+    return chunk;
+}
+
+void L2Cache::promote(std::uint32_t n, bool dirty) {
+    if (dirty && !nodes_[n].dirty) {
+        nodes_[n].dirty = true;
+        dirty_bytes_ += nodes_[n].bytes;
+    }
+    if (head_ != n) {
+        list_unlink(n);
+        list_push_front(n);
+    }
+}
+
+bool L2Cache::insert(std::uint32_t id, std::uint64_t c, std::int64_t chunk, bool dirty, L2Access& acc) {
+    if (chunk > capacity_bytes_) return false;
+    while (used_bytes_ + chunk > capacity_bytes_ && tail_ != kNil) evict_one(acc);
+    std::uint32_t idx;
+    if (!free_.empty()) {
+        idx = free_.back();
+        free_.pop_back();
+    } else {
+        idx = static_cast<std::uint32_t>(nodes_.size());
+        nodes_.emplace_back();
+    }
+    Node& x = nodes_[idx];
+    x.key = (static_cast<std::uint64_t>(id) << kKeyShift) | c;
+    x.bytes = static_cast<std::uint32_t>(chunk);
+    x.dirty = dirty;
+    used_bytes_ += chunk;
+    if (dirty) dirty_bytes_ += chunk;
+    ++live_;
+    map_insert(id, c, idx);
+    list_push_front(idx);
+    return true;
+}
+
+void L2Cache::drop(std::uint32_t n) {
+    Node& v = nodes_[n];
+    if (v.dirty) dirty_bytes_ -= v.bytes;  // callers drop clean copies; keep the count exact anyway
+    used_bytes_ -= v.bytes;
+    map_erase(v.key);
+    --live_;
+    list_unlink(n);
+    free_.push_back(n);
 }
 
 void L2Cache::load(std::uint32_t id, std::int64_t begin, std::int64_t end, L2Access& acc) {
@@ -172,6 +192,99 @@ void L2Cache::load(std::uint32_t id, std::int64_t begin, std::int64_t end, L2Acc
 
 void L2Cache::store(std::uint32_t id, std::int64_t begin, std::int64_t end, L2Access& acc) {
     touch(id, begin, end, true, acc);
+}
+
+void L2System::reset(std::int64_t capacity_bytes, int partitions, std::int64_t min_chunk_bytes,
+                     std::size_t buffers) {
+    const int p = std::max(1, partitions);
+    parts_.assign(static_cast<std::size_t>(p), L2Cache{});
+    for (auto& c : parts_) c.reset(std::max<std::int64_t>(capacity_bytes, 0) / p, min_chunk_bytes, buffers);
+}
+
+void L2System::set_buffer(std::uint32_t id, std::int64_t bytes, std::int64_t chunk_bytes) {
+    for (auto& c : parts_) c.set_buffer(id, bytes, chunk_bytes);
+}
+
+int L2System::home(std::uint32_t id, std::uint64_t c) const {
+    // splitmix64 finaliser of (buffer, chunk): neighbouring chunks get independent homes.
+    std::uint64_t x = (static_cast<std::uint64_t>(id) << 44) ^ c;
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    x ^= x >> 31;
+    return static_cast<int>(x % static_cast<std::uint64_t>(parts_.size()));
+}
+
+std::int64_t L2System::dirty_bytes() const {
+    std::int64_t s = 0;
+    for (const auto& c : parts_) s += c.dirty_bytes();
+    return s;
+}
+
+std::int64_t L2System::used_bytes() const {
+    std::int64_t s = 0;
+    for (const auto& c : parts_) s += c.used_bytes();
+    return s;
+}
+
+void L2System::load(int partition, std::uint32_t id, std::int64_t begin, std::int64_t end, L2Access& acc) {
+    if (parts_.size() == 1) parts_[0].load(id, begin, end, acc);
+    else touch(partition, id, begin, end, false, acc);
+}
+
+void L2System::store(int partition, std::uint32_t id, std::int64_t begin, std::int64_t end, L2Access& acc) {
+    if (parts_.size() == 1) parts_[0].store(id, begin, end, acc);
+    else touch(partition, id, begin, end, true, acc);
+}
+
+void L2System::touch(int p, std::uint32_t id, std::int64_t begin, std::int64_t end, bool is_store,
+                     L2Access& acc) {
+    if (end <= begin) return;
+    acc.requested_bytes += end - begin;
+    L2Cache& near = parts_[static_cast<std::size_t>(p)];
+    const int shift = near.chunk_shift(id);
+    const std::int64_t first = begin >> shift;
+    const std::int64_t last = (end - 1) >> shift;
+    for (std::int64_t c = first; c <= last; ++c) {
+        const std::int64_t c_begin = c << shift;
+        const std::int64_t overlap = std::min(end, c_begin + (std::int64_t{1} << shift)) - std::max(begin, c_begin);
+        const auto uc = static_cast<std::uint64_t>(c);
+        const int h = home(id, uc);
+        L2Cache& home_part = parts_[static_cast<std::size_t>(h)];
+        const std::int64_t chunk = near.chunk_size(id, uc);
+        if (is_store) {
+            if (h != p) {
+                acc.far_bytes += overlap;
+                const std::uint32_t copy = near.find(id, uc);
+                if (copy != L2Cache::kNil) near.drop(copy);
+            }
+            const std::uint32_t n = home_part.find(id, uc);
+            if (n != L2Cache::kNil) home_part.promote(n, true);
+            else if (!home_part.insert(id, uc, chunk, true, acc)) acc.writeback_bytes += overlap;  // streams through
+            continue;
+        }
+        const std::uint32_t n = near.find(id, uc);
+        if (n != L2Cache::kNil) {
+            acc.hit_bytes += overlap;
+            near.promote(n, false);
+            continue;
+        }
+        if (h == p) {
+            acc.fill_bytes += chunk;
+            near.insert(id, uc, chunk, false, acc);  // a chunk larger than the partition streams through
+            continue;
+        }
+        acc.far_bytes += overlap;
+        const std::uint32_t f = home_part.find(id, uc);
+        if (f != L2Cache::kNil) {
+            acc.hit_bytes += overlap;
+            home_part.promote(f, false);
+        } else {
+            acc.fill_bytes += chunk;
+            home_part.insert(id, uc, chunk, false, acc);
+        }
+        near.insert(id, uc, chunk, false, acc);
+    }
 }
 
 }  // namespace tilescope::sim

@@ -9,8 +9,9 @@
 // narrower than a sector.
 //
 // What it leaves out on purpose: set associativity and hashing of addresses to L2 slices (the
-// cache is fully associative), the split of H100/A100 L2 into two partitions, and MSHR merging in
-// time (a chunk is "present" from the moment its miss is issued).
+// cache is fully associative) and MSHR merging in time (a chunk is "present" from the moment its
+// miss is issued). The split of A100/H100/H200 L2 into partitions is L2System's job (below): it
+// keeps one L2Cache per partition.
 #pragma once
 
 #include <cstddef>
@@ -21,7 +22,8 @@ namespace tilescope::sim {
 
 struct L2Access {
     std::int64_t requested_bytes = 0;   // bytes asked for (all reach L2)
-    std::int64_t hit_bytes = 0;         // requested bytes that were present
+    std::int64_t hit_bytes = 0;         // requested bytes that were present (near or far partition)
+    std::int64_t far_bytes = 0;         // requested bytes looked up a second time, at a far home partition
     std::int64_t fill_bytes = 0;        // bytes read from HBM to fill missing chunks
     std::int64_t writeback_bytes = 0;   // dirty bytes written to HBM by evictions
 };
@@ -42,6 +44,25 @@ public:
 
     std::int64_t dirty_bytes() const { return dirty_bytes_; }
     std::int64_t used_bytes() const { return used_bytes_; }
+    std::int64_t capacity_bytes() const { return capacity_bytes_; }
+
+    // Chunk-level primitives (L2System's partitioned lookups use them).
+    static constexpr std::uint32_t kNil = 0xffffffffu;
+    int chunk_shift(std::uint32_t id) const { return buffers_[id].chunk_shift; }
+    // Size of chunk `c` of buffer `id`, clipped at the buffer's end.
+    std::int64_t chunk_size(std::uint32_t id, std::uint64_t c) const;
+    // Node of chunk `c` of buffer `id`, or kNil.
+    std::uint32_t find(std::uint32_t id, std::uint64_t c) {
+        const std::uint32_t d = dir_entry(id, c);
+        return d == kNil ? kNil : pool_[(static_cast<std::size_t>(d) << kPageBits) + (c & (kPageChunks - 1))];
+    }
+    // Makes node `n` the most recent one; with `dirty`, marks it dirty.
+    void promote(std::uint32_t n, bool dirty);
+    // Inserts chunk `c` (absent) of `chunk` bytes as the most recent one, evicting LRU chunks
+    // (dirty ones are written back into acc). False, and nothing inserted, when it cannot fit.
+    bool insert(std::uint32_t id, std::uint64_t c, std::int64_t chunk, bool dirty, L2Access& acc);
+    // Drops node `n` (a clean copy) without writing it back.
+    void drop(std::uint32_t n);
 
 private:
     struct Node {
@@ -56,7 +77,6 @@ private:
         int chunk_shift = 0;
         std::size_t dir_begin = 0, dir_pages = 0;  // this buffer's range in dir_
     };
-    static constexpr std::uint32_t kNil = 0xffffffffu;
     static constexpr int kKeyShift = 44;  // keys are (id << 44) | chunk
     static constexpr std::uint64_t kChunkMask = (std::uint64_t{1} << kKeyShift) - 1;
     // Chunk -> node map: a direct-mapped, paged index instead of a hash table. Each buffer owns
@@ -97,6 +117,41 @@ private:
     std::vector<std::uint32_t> free_pages_;
     std::uint32_t head_ = kNil, tail_ = kNil;
     std::int64_t live_ = 0;  // chunks in the cache
+};
+
+// L2System: the GPU's L2 as `partitions` LRU caches of capacity/partitions each.
+//
+// A100, H100 and H200 split their L2 into two partitions, each wired to half of the SMs; every
+// line has a home partition (addresses are interleaved over them). With one partition this is
+// exactly L2Cache. With P > 1, per chunk, from an SM attached to partition p (SM m -> p = m % P;
+// the simulator's round-robin dispatch puts consecutive blocks on alternate partitions, as the
+// hardware spreads them over GPCs), and a home partition h chosen by a hash of the chunk:
+//   load:  hit in p -> done. Miss in p with h == p -> fill from HBM into p. Miss with h != p ->
+//          a second lookup at h (counted in far_bytes): a hit there, or else a fill from HBM
+//          into h, and then a clean copy of the chunk in p too.
+//   store: written dirty at its home h (far_bytes when h != p); a copy in p is dropped.
+// So data that SMs of both partitions read is held twice and the capacity that such shared data
+// sees is about half of the L2's, which is what makes a 32 MB GEMM operand thrash a 50 MB L2 on
+// an H100 (docs/validation/README.md). Only homes write back; copies are clean.
+class L2System {
+public:
+    void reset(std::int64_t capacity_bytes, int partitions, std::int64_t min_chunk_bytes, std::size_t buffers);
+    void set_buffer(std::uint32_t id, std::int64_t bytes, std::int64_t chunk_bytes);
+    int partitions() const { return static_cast<int>(parts_.size()); }
+    // Partition of SM `sm`.
+    int partition_of_sm(int sm) const { return sm % partitions(); }
+    // Home partition of chunk `c` of buffer `id`.
+    int home(std::uint32_t id, std::uint64_t c) const;
+
+    void load(int partition, std::uint32_t id, std::int64_t begin, std::int64_t end, L2Access& acc);
+    void store(int partition, std::uint32_t id, std::int64_t begin, std::int64_t end, L2Access& acc);
+
+    std::int64_t dirty_bytes() const;
+    std::int64_t used_bytes() const;
+
+private:
+    void touch(int p, std::uint32_t id, std::int64_t begin, std::int64_t end, bool is_store, L2Access& acc);
+    std::vector<L2Cache> parts_;
 };
 
 }  // namespace tilescope::sim

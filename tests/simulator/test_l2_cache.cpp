@@ -127,3 +127,253 @@ TEST_CASE("L2Cache equals a reference LRU on random accesses", "[sim][l2][cache]
         }
     }
 }
+
+// ---- L2System: the partitioned L2 ------------------------------------------------------------
+
+using tilescope::sim::L2System;
+
+namespace {
+
+// The partition rules of l2_cache.hpp written out with std::list LRUs, one per partition.
+class RefPartitioned {
+public:
+    RefPartitioned(std::int64_t capacity, int parts, std::vector<RefBuffer> buffers, const L2System& homes)
+        : cap_(capacity / parts), buffers_(std::move(buffers)), parts_(static_cast<std::size_t>(parts)), homes_(homes) {}
+
+    void touch(int p, std::uint32_t id, std::int64_t begin, std::int64_t end, bool is_store, L2Access& acc) {
+        if (end <= begin) return;
+        const RefBuffer& b = buffers_[id];
+        acc.requested_bytes += end - begin;
+        for (std::int64_t c = begin / b.chunk_bytes; c <= (end - 1) / b.chunk_bytes; ++c) {
+            const std::int64_t c_begin = c * b.chunk_bytes;
+            const std::int64_t overlap = std::min(end, c_begin + b.chunk_bytes) - std::max(begin, c_begin);
+            std::int64_t chunk = b.chunk_bytes;
+            if (b.bytes > c_begin) chunk = std::min(chunk, b.bytes - c_begin);
+            const Key key{id, c};
+            const int h = homes_.home(id, static_cast<std::uint64_t>(c));
+            Part& near = parts_[static_cast<std::size_t>(p)];
+            Part& home = parts_[static_cast<std::size_t>(h)];
+            if (is_store) {
+                if (h != p) {
+                    acc.far_bytes += overlap;
+                    if (near.index.count(key) != 0) erase(near, key);
+                }
+                if (home.index.count(key) != 0) use(home, key, true);
+                else if (!add(home, key, chunk, true, acc)) acc.writeback_bytes += overlap;
+                continue;
+            }
+            if (near.index.count(key) != 0) {
+                acc.hit_bytes += overlap;
+                use(near, key, false);
+                continue;
+            }
+            if (h != p) {
+                acc.far_bytes += overlap;
+                if (home.index.count(key) != 0) {
+                    acc.hit_bytes += overlap;
+                    use(home, key, false);
+                } else {
+                    acc.fill_bytes += chunk;
+                    add(home, key, chunk, false, acc);
+                }
+            } else {
+                acc.fill_bytes += chunk;
+            }
+            add(near, key, chunk, false, acc);
+        }
+    }
+    std::int64_t dirty_bytes() const {
+        std::int64_t s = 0;
+        for (const Part& q : parts_) for (const Entry& e : q.lru) s += e.dirty ? e.bytes : 0;
+        return s;
+    }
+    std::int64_t used_bytes() const {
+        std::int64_t s = 0;
+        for (const Part& q : parts_) for (const Entry& e : q.lru) s += e.bytes;
+        return s;
+    }
+
+private:
+    using Key = std::pair<std::uint32_t, std::int64_t>;
+    struct Entry {
+        Key key;
+        std::int64_t bytes = 0;
+        bool dirty = false;
+    };
+    struct Part {
+        std::list<Entry> lru;
+        std::map<Key, std::list<Entry>::iterator> index;
+        std::int64_t used = 0;
+    };
+    void use(Part& q, const Key& k, bool dirty) {
+        auto it = q.index[k];
+        it->dirty = it->dirty || dirty;
+        q.lru.splice(q.lru.begin(), q.lru, it);
+    }
+    void erase(Part& q, const Key& k) {
+        auto it = q.index[k];
+        q.used -= it->bytes;
+        q.lru.erase(it);
+        q.index.erase(k);
+    }
+    bool add(Part& q, const Key& k, std::int64_t chunk, bool dirty, L2Access& acc) {
+        if (chunk > cap_) return false;
+        while (q.used + chunk > cap_ && !q.lru.empty()) {
+            const Entry& v = q.lru.back();
+            if (v.dirty) acc.writeback_bytes += v.bytes;
+            q.used -= v.bytes;
+            q.index.erase(v.key);
+            q.lru.pop_back();
+        }
+        q.lru.push_front(Entry{k, chunk, dirty});
+        q.index[k] = q.lru.begin();
+        q.used += chunk;
+        return true;
+    }
+    std::int64_t cap_;
+    std::vector<RefBuffer> buffers_;
+    std::vector<Part> parts_;
+    const L2System& homes_;
+};
+
+}  // namespace
+
+TEST_CASE("L2System with one partition is L2Cache", "[sim][l2][cache]") {
+    std::mt19937_64 rng(7);
+    L2System sys;
+    L2Cache one;
+    sys.reset(1 << 14, 1, 32, 2);
+    one.reset(1 << 14, 32, 2);
+    for (std::uint32_t id = 0; id < 2; ++id) {
+        sys.set_buffer(id, 1 << 16, 256 << id);
+        one.set_buffer(id, 1 << 16, 256 << id);
+    }
+    for (int op = 0; op < 5000; ++op) {
+        const auto id = static_cast<std::uint32_t>(op % 2);
+        const std::int64_t begin = std::uniform_int_distribution<std::int64_t>(0, (1 << 16) - 1)(rng);
+        const std::int64_t end = std::min<std::int64_t>(1 << 16, begin + std::uniform_int_distribution<std::int64_t>(1, 2048)(rng));
+        const bool store = op % 5 == 0;
+        const int sm = static_cast<int>(rng() % 132);
+        L2Access got, want;
+        if (store) {
+            sys.store(sys.partition_of_sm(sm), id, begin, end, got);
+            one.store(id, begin, end, want);
+        } else {
+            sys.load(sys.partition_of_sm(sm), id, begin, end, got);
+            one.load(id, begin, end, want);
+        }
+        REQUIRE(got.hit_bytes == want.hit_bytes);
+        REQUIRE(got.fill_bytes == want.fill_bytes);
+        REQUIRE(got.writeback_bytes == want.writeback_bytes);
+        REQUIRE(got.far_bytes == 0);
+    }
+}
+
+TEST_CASE("L2System with two partitions equals the reference rules on random accesses", "[sim][l2][cache]") {
+    std::mt19937_64 rng(20261123);
+    for (int round = 0; round < 30; ++round) {
+        const std::int64_t capacity = std::int64_t{1} << std::uniform_int_distribution<int>(10, 16)(rng);
+        const int nbuf = std::uniform_int_distribution<int>(1, 3)(rng);
+        std::vector<RefBuffer> buffers;
+        L2System sys;
+        sys.reset(capacity, 2, 32, static_cast<std::size_t>(nbuf));
+        for (int i = 0; i < nbuf; ++i) {
+            RefBuffer b;
+            b.chunk_bytes = std::int64_t{1} << std::uniform_int_distribution<int>(5, 11)(rng);
+            b.bytes = std::uniform_int_distribution<std::int64_t>(1, 1 << 17)(rng);
+            buffers.push_back(b);
+            sys.set_buffer(static_cast<std::uint32_t>(i), b.bytes, b.chunk_bytes);
+        }
+        RefPartitioned ref(capacity, 2, buffers, sys);
+        for (int op = 0; op < 2000; ++op) {
+            const auto id = static_cast<std::uint32_t>(std::uniform_int_distribution<int>(0, nbuf - 1)(rng));
+            const RefBuffer& b = buffers[id];
+            const std::int64_t begin = std::uniform_int_distribution<std::int64_t>(0, b.bytes)(rng);
+            const std::int64_t end = std::min(b.bytes, begin + std::uniform_int_distribution<std::int64_t>(0, 4 * b.chunk_bytes)(rng));
+            const bool store = std::uniform_int_distribution<int>(0, 3)(rng) == 0;
+            const int p = static_cast<int>(rng() % 2);
+            L2Access got, want;
+            if (store) sys.store(p, id, begin, end, got);
+            else sys.load(p, id, begin, end, got);
+            ref.touch(p, id, begin, end, store, want);
+            INFO("round " << round << " op " << op);
+            REQUIRE(got.requested_bytes == want.requested_bytes);
+            REQUIRE(got.hit_bytes == want.hit_bytes);
+            REQUIRE(got.far_bytes == want.far_bytes);
+            REQUIRE(got.fill_bytes == want.fill_bytes);
+            REQUIRE(got.writeback_bytes == want.writeback_bytes);
+            REQUIRE(sys.dirty_bytes() == ref.dirty_bytes());
+            REQUIRE(sys.used_bytes() == ref.used_bytes());
+        }
+    }
+}
+
+TEST_CASE("L2System: shared data is held once per partition", "[sim][l2][cache]") {
+    constexpr std::int64_t kCap = 1 << 20, kChunk = 1024;
+    auto passes = [&](int partitions, std::int64_t set_bytes) {
+        L2System sys;
+        sys.reset(kCap, partitions, kChunk, 1);
+        sys.set_buffer(0, set_bytes, kChunk);
+        std::vector<L2Access> acc(4);
+        for (int pass = 0; pass < 4; ++pass) {
+            // Both partitions read the whole set, chunk by chunk, interleaved.
+            for (std::int64_t a = 0; a < set_bytes; a += kChunk) {
+                sys.load(0, 0, a, a + kChunk, acc[static_cast<std::size_t>(pass)]);
+                sys.load(1, 0, a, a + kChunk, acc[static_cast<std::size_t>(pass)]);
+            }
+        }
+        return acc;
+    };
+    // 0.4 of the L2: every partition keeps its copy; after the first pass nothing leaves L2.
+    constexpr std::int64_t kFits = 410 * kChunk, kTooBig = 768 * kChunk;
+    const auto fits = passes(2, kFits);
+    CHECK(fits[0].fill_bytes == kFits);  // each chunk read from HBM once, by its home
+    CHECK(fits[0].far_bytes == kFits);   // one of the two partitions is always the far one
+    for (int pass = 1; pass < 4; ++pass) {
+        CHECK(fits[static_cast<std::size_t>(pass)].fill_bytes == 0);
+        CHECK(fits[static_cast<std::size_t>(pass)].far_bytes == 0);
+    }
+    // 0.75 of the L2: one LRU of the whole capacity keeps it; two partitions cannot (each
+    // would need 0.75 of the L2 for its copy) and stream it from HBM on every pass.
+    const auto one = passes(1, kTooBig);
+    const auto two = passes(2, kTooBig);
+    CHECK(one[3].fill_bytes == 0);
+    CHECK(two[3].fill_bytes >= kTooBig / 2);
+}
+
+TEST_CASE("L2System: a store from the far partition goes to its home and drops the near copy", "[sim][l2][cache]") {
+    L2System sys;
+    sys.reset(1 << 20, 2, 1024, 1);
+    sys.set_buffer(0, 1 << 16, 1024);
+    // A chunk homed in partition 1.
+    std::uint64_t c = 0;
+    while (sys.home(0, c) != 1) ++c;
+    const auto a = static_cast<std::int64_t>(c) * 1024;
+    L2Access load0;
+    sys.load(0, 0, a, a + 1024, load0);  // miss: fill into home 1, copy in partition 0
+    CHECK(load0.fill_bytes == 1024);
+    CHECK(load0.far_bytes == 1024);
+    CHECK(sys.used_bytes() == 2048);
+    L2Access st;
+    sys.store(0, 0, a, a + 512, st);
+    CHECK(st.far_bytes == 512);
+    CHECK(st.fill_bytes == 0);
+    CHECK(sys.used_bytes() == 1024);  // the copy in partition 0 is gone
+    CHECK(sys.dirty_bytes() == 1024);
+    L2Access again;
+    sys.load(0, 0, a, a + 1024, again);  // near miss, far hit on the dirty home line
+    CHECK(again.fill_bytes == 0);
+    CHECK(again.hit_bytes == 1024);
+    CHECK(again.far_bytes == 1024);
+}
+
+TEST_CASE("L2System: chunk homes are balanced over the partitions", "[sim][l2][cache]") {
+    L2System sys;
+    sys.reset(1 << 20, 2, 1024, 3);
+    for (std::uint32_t id = 0; id < 3; ++id) {
+        int in_one = 0;
+        for (std::uint64_t c = 0; c < 10000; ++c) in_one += sys.home(id, c);
+        CHECK(in_one > 4700);
+        CHECK(in_one < 5300);
+    }
+}
