@@ -94,6 +94,9 @@ const std::vector<CalSpec>& calibration_specs() {
         {"launch_overhead_ns", &Calibration::launch_overhead_ns, CalRule::non_negative},
         {"block_overhead_ns", &Calibration::block_overhead_ns, CalRule::non_negative},
         {"tensor_flops_per_cycle_per_warp", &Calibration::tensor_flops_per_cycle_per_warp, CalRule::non_negative},
+        {"warp_iteration_ns", &Calibration::warp_iteration_ns, CalRule::non_negative},
+        {"warp_load_issue_ns_per_byte", &Calibration::warp_load_issue_ns_per_byte, CalRule::non_negative},
+        {"warp_overlap_exponent", &Calibration::warp_overlap_exponent, CalRule::efficiency},
         {"sm_l2_bytes_per_cycle", &Calibration::sm_l2_bytes_per_cycle, CalRule::positive},
     };
     return specs;
@@ -424,6 +427,11 @@ std::string hardware_to_json(const Hardware& hw) {
             // Optional: the latency limit is written only when set (0 = none), so profiles
             // calibrated before it existed serialise, and fingerprint, exactly as before.
             if (c.member == &Calibration::tensor_flops_per_cycle_per_warp && !(hw.calibration.*(c.member) > 0))
+                continue;
+            // Likewise the warp model's fields: written only when it is on.
+            if ((c.member == &Calibration::warp_iteration_ns || c.member == &Calibration::warp_load_issue_ns_per_byte ||
+                 c.member == &Calibration::warp_overlap_exponent) &&
+                !hw.calibration.warp_model())
                 continue;
             cal[c.name] = hw.calibration.*(c.member);
         }

@@ -34,6 +34,24 @@ struct Calibration {
     // latency; enough warps reach the throughput limit. 0 = no limit (the default: uncalibrated
     // profiles predict exactly as before this field existed).
     double tensor_flops_per_cycle_per_warp = 0.0;
+    // Simulator: serial time of one warp (the "warp model"; off while all three are at their
+    // defaults). A warp runs one iteration of its block's program in
+    //   t_warp = tensor FLOP per warp / (tensor_flops_per_cycle_per_warp x sm_clock)
+    //          + warp_iteration_ns                  (only iterations with tensor work)
+    //          + warp_load_issue_ns_per_byte x (global bytes the iteration loads / threads per block)
+    // i.e. its mma chain, a fixed cost per iteration of an mma loop (the barrier, the reduction
+    // and exp chain of an online softmax, loop control) and the issue of its share of the loads (address
+    // arithmetic plus one 16-byte cp.async per lane). k warps sharing one SM sub-partition
+    // overlap each other's latencies and deliver k^warp_overlap_exponent times one warp's
+    // throughput, so with k resident warps per sub-partition an iteration takes
+    // t_warp x k^(1 - exponent) (exponent 1: perfect hiding; 0: none). With the warp model on,
+    // tensor_flops_per_cycle_per_warp enters t_warp instead of capping the SM's tensor rate.
+    double warp_iteration_ns = 0.0;
+    double warp_load_issue_ns_per_byte = 0.0;
+    double warp_overlap_exponent = 1.0;
+    bool warp_model() const {
+        return warp_iteration_ns > 0 || warp_load_issue_ns_per_byte > 0 || warp_overlap_exponent != 1.0;
+    }
     // Simulator: the most one SM can pull through its L2 port, bytes per SM clock (Ampere and
     // Hopper: 64 B/clk per SM). Only binds when few SMs are busy (tail waves, small grids).
     double sm_l2_bytes_per_cycle = 64.0;

@@ -102,15 +102,79 @@ struct Event {
 // ceil(grid / SMs) when the grid is smaller than one full wave). The SM server shares this rate among the
 // resident blocks, so each block of W warps gets at most W x the per-warp rate when the SM is
 // full. Tail waves with fewer resident blocks keep the full-occupancy rate (not modelled).
-double tensor_rate(const Rates& r, const Launch& launch, const Occupancy& occ, int warp_size, int sm_count) {
-    if (!(r.tensor_flops_per_ns_per_warp > 0)) return r.tensor_flops_per_ns;
-    const int warps_per_block = std::max(1, (launch.threads_per_block + warp_size - 1) / std::max(1, warp_size));
-    // Resident blocks per SM: the occupancy limit, or fewer when the grid does not fill it.
+struct Residency {
+    int warps_per_block = 1;
+    std::int64_t blocks_per_sm = 1;  // the occupancy limit, or fewer when the grid does not fill it
+};
+Residency residency(const Launch& launch, const Occupancy& occ, int warp_size, int sm_count) {
+    Residency res;
+    res.warps_per_block = std::max(1, (launch.threads_per_block + warp_size - 1) / std::max(1, warp_size));
     const std::int64_t sms = std::max<std::int64_t>(1, sm_count);
-    const std::int64_t per_sm = std::min<std::int64_t>(std::max(1, occ.blocks_per_sm),
-                                                       std::max<std::int64_t>(1, (launch.blocks() + sms - 1) / sms));
-    const double resident_warps = static_cast<double>(per_sm) * warps_per_block;
+    res.blocks_per_sm = std::min<std::int64_t>(std::max(1, occ.blocks_per_sm),
+                                               std::max<std::int64_t>(1, (launch.blocks() + sms - 1) / sms));
+    return res;
+}
+
+double tensor_rate(const Rates& r, const Residency& res) {
+    // With the warp model on, the per-warp rate is part of each warp's serial time (WarpModel).
+    if (!(r.tensor_flops_per_ns_per_warp > 0) || r.warp_model) return r.tensor_flops_per_ns;
+    const double resident_warps = static_cast<double>(res.blocks_per_sm) * res.warps_per_block;
     return std::min(r.tensor_flops_per_ns, resident_warps * r.tensor_flops_per_ns_per_warp);
+}
+
+// Warp model (Calibration::warp_model, off by default). One warp of a block runs an iteration
+// (a phase) serially in
+//   t_warp = tensor / warps / per-warp tensor rate + warp_iteration_ns   (iterations of an mma
+//            loop, i.e. phases with tensor work: the reduction / softmax / barrier that follows
+//            the mma chain)
+//            + warp_load_issue_ns_per_byte x global load bytes / threads.
+// The warps of a block run side by side on the SM's sub-partitions (SMSPs). With W resident
+// warps per SM on a = min(SMSPs, W) sub-partitions, k = W / a warps share each one; k warps
+// overlap each other's latencies and deliver k^g times one warp's throughput (g =
+// warp_overlap_exponent), so each iteration takes t_warp x k^(1-g) when the SM is full.
+// The SM server shares the SM among its resident blocks, so a block's phase is given the work
+//   t_warp x k^(1-g) / B        (B resident blocks per SM)
+// and a per-job cap so that a block alone on an SM (tail) takes t_warp x k_b^(1-g), k_b its own
+// warps per sub-partition: cap = (k / k_b)^(1-g) / B. A phase's work is the larger of this and
+// the pipe-throughput time (comp_ns as before).
+// Worked example: flash2 Br x Bc = 128 x 64, d = 128, fp16, 8 warps, 1 block per SM, with a
+// per-warp tensor rate of 250 FLOP/cycle (495 FLOP/ns at 1.98 GHz), 280 ns per iteration,
+// 0.8 ns per load byte and g = 0.37. An iteration computes 4*128*64*128 = 4.19 MFLOP, i.e.
+// 524,288 per warp = 1059 ns, and loads K and V (2*64*128*2 = 32 KiB, 128 B per thread of 256)
+// = 102 ns: t_warp = 1059 + 280 + 102 = 1441 ns. W = 8, a = 4, k = k_b = 2: the phase's work is
+// 1441 x 2^0.63 = 2232 ns and the cap 1.
+struct WarpModel {
+    bool on = false;
+    double ns_per_tensor_flop_per_warp = 0;  // 0 when no per-warp tensor rate is set
+    double iteration_ns = 0;
+    double issue_ns_per_load_byte = 0;       // already divided by threads per block
+    double inv_warps = 1;
+    double work_scale = 1;                   // k^(1-g) / B
+    double job_cap = 1;                      // (k / k_b)^(1-g) / B
+    double work(double tensor, double load_bytes) const {
+        const double t_warp = (tensor > 0 ? tensor * inv_warps * ns_per_tensor_flop_per_warp + iteration_ns : 0.0) +
+                              issue_ns_per_load_byte * load_bytes;
+        return t_warp * work_scale;
+    }
+};
+
+WarpModel warp_model(const Rates& r, const Launch& launch, const Residency& res) {
+    WarpModel m;
+    if (!r.warp_model) return m;
+    m.on = true;
+    const double w = res.warps_per_block;
+    const double b = static_cast<double>(res.blocks_per_sm);
+    const double smsp = std::max(1, r.sm_subpartitions);
+    const double k = b * w / std::min(smsp, b * w);
+    const double kb = w / std::min(smsp, w);
+    const double e = 1.0 - r.warp_overlap_exponent;
+    m.ns_per_tensor_flop_per_warp = r.tensor_flops_per_ns_per_warp > 0 ? 1.0 / r.tensor_flops_per_ns_per_warp : 0.0;
+    m.iteration_ns = r.warp_iteration_ns;
+    m.issue_ns_per_load_byte = r.warp_load_issue_ns_per_byte / std::max(1, launch.threads_per_block);
+    m.inv_warps = 1.0 / w;
+    m.work_scale = std::pow(k, e) / b;
+    m.job_cap = std::min(1.0, std::pow(k / kb, e) / b);
+    return m;
 }
 
 constexpr std::uint32_t kHbmServer = 0, kL2Server = 1, kFirstSmServer = 2;
@@ -120,7 +184,8 @@ public:
     Engine(SimState& st, const Launch& launch, std::size_t index, const Occupancy& occ)
         : st_(st), launch_(launch), index_(index), occ_(occ),
           sampler_(st.options->max_samples), sm_count_(st.hw->sm_count), far_share_(st.hw->l2_far_share()),
-          tensor_flops_per_ns_(tensor_rate(st.rates, launch, occ, st.hw->warp_size_threads, st.hw->sm_count)) {}
+          residency_(residency(launch, occ, st.hw->warp_size_threads, st.hw->sm_count)),
+          tensor_flops_per_ns_(tensor_rate(st.rates, residency_)), warp_(warp_model(st.rates, launch, residency_)) {}
 
     Result<LaunchResult> run(double start_ns);
 
@@ -162,7 +227,9 @@ private:
     Sampler sampler_;
     int sm_count_;
     double far_share_;  // share of L2 lines homed in a far partition (second lookup)
+    Residency residency_;
     double tensor_flops_per_ns_;  // one SM's tensor rate for this launch (latency limit applied)
+    WarpModel warp_;
     std::int64_t blocks_ = 0, next_block_ = 0, slots_per_wave_ = 0;
     double now_ = 0;
     std::uint64_t seq_ = 0;
@@ -177,12 +244,15 @@ private:
     std::vector<Step> scratch_;  // program of the block being loaded
     Status error_;
     mutable std::int64_t max_group_ = 1;  // largest coarsening factor used
-    // load_program's last phase amounts (smem, tensor, fp32, sfu) and the times derived from them.
+    // load_program's last phase amounts (smem, tensor, fp32, sfu), its global load bytes (warp
+    // model only) and the times derived from them.
     std::array<double, kUnits> memo_amount_{}, memo_frac_{};
+    double memo_load_bytes_ = 0;
     double memo_comp_ns_ = 0;
     LaunchResult out_;
     // Totals (integers for bytes so that L2-off runs equal analytic() exactly).
     std::int64_t load_bytes_ = 0, store_bytes_ = 0, hit_bytes_ = 0, fill_bytes_ = 0, writeback_bytes_ = 0;
+    std::int64_t far_bytes_ = 0;  // second lookups at a far home partition (partitioned L2)
     double smem_read_ = 0, smem_write_ = 0, flops_tensor_ = 0, flops_fp32_ = 0, sfu_ops_ = 0;
 };
 
@@ -243,7 +313,7 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
         ph.load_begin = ph.load_end = static_cast<std::uint32_t>(slot.loads.size());
         ph.store_begin = ph.store_end = static_cast<std::uint32_t>(slot.stores.size());
         const std::int32_t it = steps[i].iteration;
-        double smem = 0, tensor = 0, fp32 = 0, sfu = 0;
+        double smem = 0, tensor = 0, fp32 = 0, sfu = 0, load_bytes = 0;
         for (; i < n && steps[i].iteration == it; ++i) {
             const Step& s = steps[i];
             switch (s.kind) {
@@ -253,6 +323,7 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
                         auto ok = check_region(launch_, s.region, item);
                         if (!ok) return ok.error();
                     }
+                    if (s.kind == StepKind::load) load_bytes += static_cast<double>(s.region.bytes());
                     (s.kind == StepKind::load ? ph.has_load : ph.has_store) = true;
                     (s.kind == StepKind::load ? slot.loads : slot.stores).push_back(s.region);
                     break;
@@ -273,7 +344,7 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
         // Consecutive iterations (and blocks) mostly repeat the same amounts: reuse the last
         // phase's times instead of redoing the eight divisions (the same inputs give the same
         // bits, so results are unchanged).
-        if (amount != memo_amount_) {
+        if (amount != memo_amount_ || (warp_.on && load_bytes != memo_load_bytes_)) {
             const std::array<double, kUnits> rate = {r.smem_bytes_per_ns, tensor_flops_per_ns_,
                                                      r.fp32_flops_per_ns, r.sfu_ops_per_ns};
             std::array<double, kUnits> t{};
@@ -289,11 +360,13 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
                 t[u] = amount[u] / rate[u];
                 comp_ns = std::max(comp_ns, t[u]);
             }
+            if (warp_.on) comp_ns = std::max(comp_ns, warp_.work(tensor, load_bytes));
             std::array<double, kUnits> frac{};
             if (comp_ns > 0) {
                 for (std::size_t u = 0; u < kUnits; ++u) frac[u] = t[u] / comp_ns;
             }
             memo_amount_ = amount;
+            memo_load_bytes_ = load_bytes;
             memo_comp_ns_ = comp_ns;
             memo_frac_ = frac;
         }
@@ -336,6 +409,7 @@ bool Engine::issue_mem(std::uint32_t slot_id, std::uint32_t phase) {
     if (!ph.has_load) return true;
     L2Access acc;
     const auto& ids = st_.layout.ids[index_];
+    const int part = st_.options->l2 ? st_.l2.partition_of_sm(slot.sm) : 0;
     std::uint32_t missing_steps = 0;  // load steps that needed HBM
     for (std::uint32_t k = ph.load_begin; k < ph.load_end; ++k) {
         const Region& r = slot.loads[k];
@@ -348,11 +422,12 @@ bool Engine::issue_mem(std::uint32_t slot_id, std::uint32_t phase) {
         }
         const std::uint32_t id = ids[r.buffer];
         if (!aligned(id, r)) return true;  // run() notices st_.misaligned and stops
-        for_each_byte_range(r, [&](std::int64_t a, std::int64_t b) { st_.l2.load(id, a, b, acc); });
+        for_each_byte_range(r, [&](std::int64_t a, std::int64_t b) { st_.l2.load(part, id, a, b, acc); });
         missing_steps += acc.fill_bytes > fill_before ? 1u : 0u;
     }
     load_bytes_ += acc.requested_bytes;
     hit_bytes_ += acc.hit_bytes;
+    far_bytes_ += acc.far_bytes;
     fill_bytes_ += acc.fill_bytes;
     writeback_bytes_ += acc.writeback_bytes;
     const double hbm = static_cast<double>(acc.fill_bytes + acc.writeback_bytes);
@@ -390,6 +465,7 @@ bool Engine::issue_store(std::uint32_t slot_id, std::uint32_t phase) {
     if (!ph.has_store) return true;
     L2Access acc;
     const auto& ids = st_.layout.ids[index_];
+    const int part = st_.options->l2 ? st_.l2.partition_of_sm(slot.sm) : 0;
     for (std::uint32_t k = ph.store_begin; k < ph.store_end; ++k) {
         const Region& r = slot.stores[k];
         if (!st_.options->l2) {  // write-through: every stored byte goes to HBM
@@ -399,9 +475,10 @@ bool Engine::issue_store(std::uint32_t slot_id, std::uint32_t phase) {
         }
         const std::uint32_t id = ids[r.buffer];
         if (!aligned(id, r)) return true;  // run() notices st_.misaligned and stops
-        for_each_byte_range(r, [&](std::int64_t a, std::int64_t b) { st_.l2.store(id, a, b, acc); });
+        for_each_byte_range(r, [&](std::int64_t a, std::int64_t b) { st_.l2.store(part, id, a, b, acc); });
     }
     store_bytes_ += acc.requested_bytes;
+    far_bytes_ += acc.far_bytes;
     fill_bytes_ += acc.fill_bytes;
     writeback_bytes_ += acc.writeback_bytes;
     const double hbm = static_cast<double>(acc.fill_bytes + acc.writeback_bytes);
@@ -570,7 +647,8 @@ Result<LaunchResult> Engine::run(double start_ns) {
     sm_frac_.assign(static_cast<std::size_t>(sm_count_), std::array<double, kUnits>{});
     servers_[kHbmServer].configure(r.hbm_bytes_per_ns, std::numeric_limits<double>::infinity());
     servers_[kL2Server].configure(r.l2_bytes_per_ns, r.sm_l2_bytes_per_ns);
-    for (int s = 0; s < sm_count_; ++s) servers_[kFirstSmServer + static_cast<std::size_t>(s)].configure(1.0, 1.0);
+    for (int s = 0; s < sm_count_; ++s)
+        servers_[kFirstSmServer + static_cast<std::size_t>(s)].configure(1.0, warp_.on ? warp_.job_cap : 1.0);
     for (auto& s : servers_) s.reset(0);
 
     // Slot k of SM m has id m * per_sm + k. The first wave fills slot 0 of every SM, then
@@ -633,10 +711,12 @@ Result<LaunchResult> Engine::run(double start_ns) {
     Metrics& m = out_.metrics;
     m[Metric::dram_bytes_read] = static_cast<double>(fill_bytes_);
     m[Metric::dram_bytes_write] = static_cast<double>(writeback_bytes_);
-    // Requests at the near partition, plus the second lookup at the home partition for the far
-    // share of L2 misses (fills) and stores (core/hardware.hpp l2_partitions).
+    // Requests at the near partition, plus the second lookup at the home partition
+    // (core/hardware.hpp l2_partitions): counted by the partitioned L2 when it is on; without it
+    // (--l2 off, every load misses) the far share of all loads and stores, as the analytic model.
     m[Metric::lts_t_bytes] = static_cast<double>(load_bytes_ + store_bytes_) +
-                             far_share_ * static_cast<double>(fill_bytes_ + store_bytes_);
+                             (st_.options->l2 ? static_cast<double>(far_bytes_)
+                                              : far_share_ * static_cast<double>(fill_bytes_ + store_bytes_));
     m[Metric::gpu_time_duration] = duration_ns;
     m[Metric::smem_bytes_read] = smem_read_;
     m[Metric::smem_bytes_write] = smem_write_;

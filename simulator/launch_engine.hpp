@@ -23,6 +23,12 @@ struct Rates {
     double smem_bytes_per_ns = 0;      // one SM
     double tensor_flops_per_ns = 0;    // one SM, for the workload's dtype
     double tensor_flops_per_ns_per_warp = 0;  // latency limit of one warp; 0 = no limit
+    // Warp model (core/hardware.hpp Calibration::warp_model): off when `warp_model` is false.
+    bool warp_model = false;
+    double warp_iteration_ns = 0;             // fixed serial cost of one warp per iteration
+    double warp_load_issue_ns_per_byte = 0;   // per global byte loaded per thread of the block
+    double warp_overlap_exponent = 1;         // k warps per sub-partition deliver k^this
+    int sm_subpartitions = 4;
     double fp32_flops_per_ns = 0;      // one SM
     double sfu_ops_per_ns = 0;         // one SM
     double hbm_latency_ns = 0;
@@ -37,7 +43,7 @@ struct SimState {
     const Options* options = nullptr;
     Rates rates;
     BufferLayout layout;
-    L2Cache l2;
+    L2System l2;  // one LRU per L2 partition (hw->l2_partitions)
     bool misaligned = false;  // an access broke a sampled layout's chunk size: rerun with a full scan
 };
 

@@ -24,6 +24,11 @@
 //  * Latency limit of the tensor pipe (calibration.tensor_flops_per_cycle_per_warp, off by
 //    default): an SM's tensor rate is at most resident warps x that per-warp rate, so blocks of
 //    few warps (or few resident blocks) are latency-bound rather than throughput-bound.
+//  * Warp model (calibration.warp_iteration_ns, warp_load_issue_ns_per_byte,
+//    warp_overlap_exponent; off by default): an iteration of a block takes at least the serial
+//    time of one of its warps (its mma chain, a fixed per-iteration cost, its share of the load
+//    issue), stretched by k^(1 - exponent) for k resident warps per SM sub-partition
+//    (launch_engine.cpp WarpModel).
 //
 // Deliberately left out: instruction-level timing inside a block (warp scheduling, register
 // bank conflicts; MMA latency only as the per-warp rate above), shared-memory bank conflicts, L1 caching of global loads,
@@ -31,6 +36,7 @@
 // gap between back-to-back launches, clock throttling.
 #include "simulator/simulate.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -67,9 +73,16 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
     }
     if (hw.l2_bytes < 0 || hw.hbm_latency_ns < 0 || hw.l2_latency_ns < 0 || c.launch_overhead_ns < 0 ||
         c.block_overhead_ns < 0 || !(c.tensor_flops_per_cycle_per_warp >= 0) ||
-        !std::isfinite(c.tensor_flops_per_cycle_per_warp)) {
+        !std::isfinite(c.tensor_flops_per_cycle_per_warp) || !(c.warp_iteration_ns >= 0) ||
+        !std::isfinite(c.warp_iteration_ns) || !(c.warp_load_issue_ns_per_byte >= 0) ||
+        !std::isfinite(c.warp_load_issue_ns_per_byte)) {
         return make_error("profile " + hw.name +
-                          ": l2_bytes, latencies, overheads and calibration.tensor_flops_per_cycle_per_warp must be >= 0");
+                          ": l2_bytes, latencies, overheads, calibration.tensor_flops_per_cycle_per_warp, "
+                          "warp_iteration_ns and warp_load_issue_ns_per_byte must be >= 0");
+    }
+    if (!(c.warp_overlap_exponent > 0 && c.warp_overlap_exponent <= 1)) {
+        return make_error("profile " + hw.name + ": calibration.warp_overlap_exponent must be in (0, 1] (got " +
+                          std::to_string(c.warp_overlap_exponent) + ")");
     }
     const double sms = static_cast<double>(hw.sm_count);
     double tensor = hw.tensor_fp16_flops_per_s;
@@ -82,6 +95,11 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
     r.smem_bytes_per_ns = hw.smem_bandwidth_bytes_per_cycle_per_sm * hw.sm_clock_hz * c.smem_efficiency * 1e-9;
     r.tensor_flops_per_ns = tensor / sms * c.tensor_efficiency * 1e-9;
     r.tensor_flops_per_ns_per_warp = c.tensor_flops_per_cycle_per_warp * hw.sm_clock_hz * 1e-9;
+    r.warp_model = c.warp_model();
+    r.warp_iteration_ns = c.warp_iteration_ns;
+    r.warp_load_issue_ns_per_byte = c.warp_load_issue_ns_per_byte;
+    r.warp_overlap_exponent = c.warp_overlap_exponent;
+    r.sm_subpartitions = std::max(1, hw.sm_subpartitions);
     r.fp32_flops_per_ns = hw.fp32_flops_per_s / sms * c.fp32_efficiency * 1e-9;
     r.sfu_ops_per_ns = hw.sfu_ops_per_s / sms * 1e-9;
     r.hbm_latency_ns = hw.hbm_latency_ns;
@@ -158,7 +176,7 @@ Result<std::optional<Prediction>> run_launches(const Workload& workload, const s
         }
     }
     if (options.l2) {
-        state.l2.reset(hw.l2_bytes, state.layout.min_chunk_bytes, state.layout.names.size());
+        state.l2.reset(hw.l2_bytes, hw.l2_partitions, state.layout.min_chunk_bytes, state.layout.names.size());
         for (std::size_t i = 0; i < state.layout.names.size(); ++i) {
             state.l2.set_buffer(static_cast<std::uint32_t>(i), state.layout.bytes[i], state.layout.chunk_bytes[i]);
         }

@@ -27,6 +27,9 @@ Result<double*> calibration_field(Calibration& c, const std::string& name) {
     if (name == "launch_overhead_ns") return &c.launch_overhead_ns;
     if (name == "block_overhead_ns") return &c.block_overhead_ns;
     if (name == "tensor_flops_per_cycle_per_warp") return &c.tensor_flops_per_cycle_per_warp;
+    if (name == "warp_iteration_ns") return &c.warp_iteration_ns;
+    if (name == "warp_load_issue_ns_per_byte") return &c.warp_load_issue_ns_per_byte;
+    if (name == "warp_overlap_exponent") return &c.warp_overlap_exponent;
     std::string all;
     for (const auto& n : calibration_parameter_names()) all += (all.empty() ? "" : ", ") + n;
     return make_error("unknown calibration parameter '" + name + "' (known: " + all + ")");
@@ -34,7 +37,12 @@ Result<double*> calibration_field(Calibration& c, const std::string& name) {
 
 namespace {
 
-bool is_efficiency(const std::string& name) { return name.find("_efficiency") != std::string::npos; }
+// Parameters that live in (0, 1]: the efficiencies and the warp overlap exponent.
+bool is_efficiency(const std::string& name) {
+    return name.find("_efficiency") != std::string::npos || name == "warp_overlap_exponent";
+}
+// Below this a positive parameter is physically "none" (its log-space floor).
+double floor_of(const std::string& name) { return name == "warp_load_issue_ns_per_byte" ? 1e-3 : 1.0; }
 
 std::string sci(double v) {
     char buf[48];
@@ -45,7 +53,7 @@ std::string sci(double v) {
 // Maps a physical parameter to the unconstrained fit space and back.
 double to_free(const std::string& name, double v) {
     if (is_efficiency(name)) return logit(std::clamp(v, 0.02, 0.995));
-    return std::log(std::max(v, 1.0));  // ns (1 ns floor is physically "none") or FLOP/cycle/warp
+    return std::log(std::max(v, floor_of(name)));  // ns, ns per byte or FLOP/cycle/warp
 }
 // Starting point of the fit: overheads left at 0 start at a typical size (1 us per launch,
 // 100 ns per block) so the log-space search begins in the right decade.
@@ -54,6 +62,11 @@ double fit_start(const std::string& name, double v) {
     if (name == "block_overhead_ns" && v <= 0) return 100.0;
     // No limit yet: start at one m16n8k16 mma.sync (4096 FLOP) per ~32 cycles per warp.
     if (name == "tensor_flops_per_cycle_per_warp" && v <= 0) return 128.0;
+    // Warp model: ~300 ns per iteration (two barriers and a softmax reduction chain), ~1 ns per
+    // byte a thread loads (16 B per cp.async plus its address arithmetic), half overlap.
+    if (name == "warp_iteration_ns" && v <= 0) return 300.0;
+    if (name == "warp_load_issue_ns_per_byte" && v <= 0) return 1.0;
+    if (name == "warp_overlap_exponent" && v >= 1.0) return 0.5;
     return v;
 }
 double from_free(const std::string& name, double u) {

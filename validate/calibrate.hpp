@@ -14,9 +14,12 @@
 //  2. A least-squares fit of predicted vs measured kernel time on the training cases:
 //       minimise  mean over training cases of ( ln(t_predicted / t_measured) )^2
 //     by Nelder-Mead over the parameters in `fit` (default: launch_overhead_ns,
-//     block_overhead_ns, tensor_efficiency, tensor_flops_per_cycle_per_warp; efficiencies without
-//     a microbenchmark join the fit). tensor_flops_per_cycle_per_warp is fitted in log space
-//     like the overheads (start: 128 FLOP/cycle/warp, one mma.sync per 32 cycles).
+//     block_overhead_ns, tensor_efficiency, tensor_flops_per_cycle_per_warp and the warp model's
+//     warp_iteration_ns, warp_load_issue_ns_per_byte, warp_overlap_exponent; efficiencies
+//     without a microbenchmark join the fit). tensor_flops_per_cycle_per_warp and the warp
+//     model's times are fitted in log space like the overheads (start: 128 FLOP/cycle/warp, one
+//     mma.sync per 32 cycles; 300 ns per iteration; 1 ns per byte); the overlap exponent, in
+//     (0, 1], through the logistic map like an efficiency (start 0.5).
 //     Log error weighs a 10 us and a 10 ms kernel alike. Efficiencies are fitted through a
 //     logistic map onto (0, 1), overheads through log(1 + x / 100 ns) onto [0, inf), so every
 //     trial point is physical. Bytes do not depend on these parameters, so only time is fitted.
@@ -38,14 +41,17 @@ namespace tilescope::validate {
 inline const std::vector<std::string>& calibration_parameter_names() {
     static const std::vector<std::string> names = {
         "hbm_efficiency", "l2_efficiency", "smem_efficiency", "tensor_efficiency",
-        "fp32_efficiency", "launch_overhead_ns", "block_overhead_ns", "tensor_flops_per_cycle_per_warp"};
+        "fp32_efficiency", "launch_overhead_ns", "block_overhead_ns", "tensor_flops_per_cycle_per_warp",
+        "warp_iteration_ns", "warp_load_issue_ns_per_byte", "warp_overlap_exponent"};
     return names;
 }
 Result<double*> calibration_field(Calibration& c, const std::string& name);
 
 struct CalibrateOptions {
-    std::vector<std::string> fit = {"launch_overhead_ns", "block_overhead_ns", "tensor_efficiency",
-                                    "tensor_flops_per_cycle_per_warp"};
+    std::vector<std::string> fit = {"launch_overhead_ns",     "block_overhead_ns",
+                                    "tensor_efficiency",      "tensor_flops_per_cycle_per_warp",
+                                    "warp_iteration_ns",      "warp_load_issue_ns_per_byte",
+                                    "warp_overlap_exponent"};
     int max_evaluations = 120;   // Nelder-Mead objective evaluations (each predicts every fit case)
     int max_fit_cases = 0;       // 0 = every training case; else this many training cases, the
                                  // cheapest to simulate (simulation_cost), to bound the fit's cost

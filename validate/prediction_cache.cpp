@@ -27,6 +27,10 @@ std::string profile_fingerprint(const Hardware& hw) {
         << c.sm_l2_bytes_per_cycle << ' ' << c.calibrated;
     // Optional field: only when set, so fingerprints of profiles without it are unchanged.
     if (c.tensor_flops_per_cycle_per_warp > 0) cal << " tensor_flops_per_cycle_per_warp " << c.tensor_flops_per_cycle_per_warp;
+    if (c.warp_model()) {
+        cal << " warp_iteration_ns " << c.warp_iteration_ns << " warp_load_issue_ns_per_byte "
+            << c.warp_load_issue_ns_per_byte << " warp_overlap_exponent " << c.warp_overlap_exponent;
+    }
     std::snprintf(buf, sizeof buf, "%016llx",
                   static_cast<unsigned long long>(fnv1a64(hardware_to_json(h) + cal.str())));
     return buf;

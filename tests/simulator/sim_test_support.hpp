@@ -121,4 +121,36 @@ inline Launch make_simple_launch(const SimpleLaunch& s, std::string name = "simp
     return l;
 }
 
+// `blocks` blocks of `threads` threads, each doing `iterations` x `flops` tensor FLOP after a
+// small load, then a small store.
+inline Launch tensor_launch(std::int64_t blocks, int threads, double flops, std::int64_t iterations = 2) {
+    test::SimpleLaunch s;
+    s.blocks = blocks;
+    s.threads = threads;
+    s.regs = 32;
+    s.iterations = iterations;
+    s.load_bytes = 4096;
+    s.store_bytes = 1024;
+    Launch l = make_simple_launch(s, "tensor");
+    auto base = l.program;
+    l.program = [base, flops](std::int64_t block, std::vector<Step>& out) {
+        base(block, out);
+        std::vector<Step> with;
+        for (const Step& st : out) {
+            with.push_back(st);
+            if (st.kind == StepKind::load) {
+                Step c;
+                c.kind = StepKind::compute;
+                c.unit = Unit::tensor;
+                c.iteration = st.iteration;
+                c.amount = flops;
+                with.push_back(c);
+            }
+        }
+        out = std::move(with);
+    };
+    l.counts.flops_tensor = flops * static_cast<double>(blocks * iterations);
+    return l;
+}
+
 }  // namespace tilescope::test

@@ -11,38 +11,6 @@ using namespace tilescope;
 
 namespace {
 
-// `blocks` blocks of `threads` threads, each doing `iterations` x `flops` tensor FLOP after a
-// small load, then a small store.
-Launch tensor_launch(std::int64_t blocks, int threads, double flops, std::int64_t iterations = 2) {
-    test::SimpleLaunch s;
-    s.blocks = blocks;
-    s.threads = threads;
-    s.regs = 32;
-    s.iterations = iterations;
-    s.load_bytes = 4096;
-    s.store_bytes = 1024;
-    Launch l = test::make_simple_launch(s, "tensor");
-    auto base = l.program;
-    l.program = [base, flops](std::int64_t block, std::vector<Step>& out) {
-        base(block, out);
-        std::vector<Step> with;
-        for (const Step& st : out) {
-            with.push_back(st);
-            if (st.kind == StepKind::load) {
-                Step c;
-                c.kind = StepKind::compute;
-                c.unit = Unit::tensor;
-                c.iteration = st.iteration;
-                c.amount = flops;
-                with.push_back(c);
-            }
-        }
-        out = std::move(with);
-    };
-    l.counts.flops_tensor = flops * static_cast<double>(blocks * iterations);
-    return l;
-}
-
 Prediction run(const Launch& l, const Hardware& hw) {
     auto p = sim::simulate(test::test_workload(), {l}, hw, sim::Options{});
     INFO((p ? std::string() : p.error().message));
@@ -57,7 +25,7 @@ TEST_CASE("tensor latency limit off: bit-identical to a limit that never binds",
     REQUIRE(off.calibration.tensor_flops_per_cycle_per_warp == 0.0);  // the default is no limit
     Hardware loose = off;
     loose.calibration.tensor_flops_per_cycle_per_warp = 1e12;  // far above the SM's peak
-    for (const Launch& l : {tensor_launch(132, 64, 4e6), tensor_launch(5000, 256, 1e6, 5)}) {
+    for (const Launch& l : {test::tensor_launch(132, 64, 4e6), test::tensor_launch(5000, 256, 1e6, 5)}) {
         const Prediction a = run(l, off), b = run(l, loose);
         REQUIRE(a.launches.size() == b.launches.size());
         CHECK(a.total.values == b.total.values);
@@ -76,7 +44,7 @@ TEST_CASE("tensor latency limit: a compute-bound block of few warps runs at warp
     Hardware hw = test::test_gpu();
     hw.hbm_latency_ns = hw.l2_latency_ns = 0;
     const double flops = 64e6;  // per iteration: compute dwarfs the 4 KiB load
-    const Launch l = tensor_launch(132, 64, flops, 1);  // one 2-warp block per SM
+    const Launch l = test::tensor_launch(132, 64, flops, 1);  // one 2-warp block per SM
     const double peak_per_ns = 989e12 / 132 * 1e-9;
     const double t_off = run(l, hw).total[Metric::gpu_time_duration];
     CHECK(t_off == Approx(flops / peak_per_ns).epsilon(0.03));  // + the small load and store
@@ -90,11 +58,11 @@ TEST_CASE("tensor latency limit: a compute-bound block of few warps runs at warp
 
     // Eight times the blocks (8 per SM resident, 16 warps): the SM runs 8x the work in the same
     // time, since 16 x 256 FLOP/cycle still does not reach the peak.
-    const Launch many = tensor_launch(132 * 8, 64, flops, 1);
+    const Launch many = test::tensor_launch(132 * 8, 64, flops, 1);
     const double t_many = run(many, hw).total[Metric::gpu_time_duration];
     CHECK(t_many == Approx(t_on).epsilon(0.02));
     // Enough warps: the limit stops binding and the throughput limit is back.
-    const Launch wide = tensor_launch(132, 1024, flops, 1);  // 32 warps x 256 > peak per cycle
+    const Launch wide = test::tensor_launch(132, 1024, flops, 1);  // 32 warps x 256 > peak per cycle
     Hardware hw_off = hw;
     hw_off.calibration.tensor_flops_per_cycle_per_warp = 0;
     CHECK(run(wide, hw).total[Metric::gpu_time_duration] == run(wide, hw_off).total[Metric::gpu_time_duration]);
@@ -112,5 +80,5 @@ TEST_CASE("tensor latency limit: profile field is optional, round-trips, and rej
     REQUIRE(back.ok());
     CHECK(back->calibration.tensor_flops_per_cycle_per_warp == 96.5);
     hw.calibration.tensor_flops_per_cycle_per_warp = -1;
-    CHECK_FALSE(sim::simulate(test::test_workload(), {tensor_launch(1, 64, 1e3)}, hw, sim::Options{}).ok());
+    CHECK_FALSE(sim::simulate(test::test_workload(), {test::tensor_launch(1, 64, 1e3)}, hw, sim::Options{}).ok());
 }

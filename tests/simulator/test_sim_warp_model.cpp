@@ -1,0 +1,141 @@
+// The warp model (Calibration::warp_iteration_ns, warp_load_issue_ns_per_byte,
+// warp_overlap_exponent; simulator/launch_engine.cpp WarpModel): an iteration of a block takes
+// at least one warp's serial time
+//   t_warp = tensor / warps / per-warp rate + warp_iteration_ns + issue x load bytes / threads,
+// stretched by k^(1 - exponent) for k resident warps per SM sub-partition.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "core/hardware.hpp"
+#include "simulator/simulate.hpp"
+#include "sim_test_support.hpp"
+
+using namespace tilescope;
+
+namespace {
+
+Prediction run(const Launch& l, const Hardware& hw) {
+    auto p = sim::simulate(test::test_workload(), {l}, hw, sim::Options{});
+    INFO((p ? std::string() : p.error().message));
+    REQUIRE(p.ok());
+    return std::move(p).value();
+}
+
+double duration(const Launch& l, const Hardware& hw) { return run(l, hw).total[Metric::gpu_time_duration]; }
+
+// No latencies, no overheads: a block's time is its compute (and the tiny load and store).
+Hardware quiet_gpu() {
+    Hardware hw = test::test_gpu();
+    hw.hbm_latency_ns = hw.l2_latency_ns = 0;
+    hw.calibration.calibrated = true;
+    return hw;
+}
+
+}  // namespace
+
+TEST_CASE("warp model: the defaults leave it off", "[sim][warp_model]") {
+    const Calibration c;
+    CHECK_FALSE(c.warp_model());
+    Calibration on = c;
+    on.warp_overlap_exponent = 0.5;
+    CHECK(on.warp_model());
+}
+
+TEST_CASE("warp model: a serial-bound block takes iterations x t_warp x k^(1-g)", "[sim][warp_model]") {
+    Hardware hw = quiet_gpu();
+    // Tensor FLOP per iteration of a block, each with a 4 KiB load: the compute is ~300x the
+    // load's bandwidth time, so the loads shift the totals by well under the 1% tolerance.
+    const double flops = 4e7;
+    const std::int64_t iters = 4;
+    hw.calibration.tensor_flops_per_cycle_per_warp = 64;  // slow warps: serial time binds
+    hw.calibration.warp_iteration_ns = 300;
+    hw.calibration.warp_load_issue_ns_per_byte = 0.5;
+    hw.calibration.warp_overlap_exponent = 0.5;
+    const double per_warp_flops_per_ns = 64 * hw.sm_clock_hz * 1e-9;
+
+    // 132 blocks of 8 warps: one per SM, 4 sub-partitions -> k = k_b = 2.
+    const Launch one = test::tensor_launch(132, 256, flops, iters);
+    const double t_warp8 = flops / 8 / per_warp_flops_per_ns + 300 + 0.5 * 4096.0 / 256;
+    const double t1 = duration(one, hw);
+    CHECK(t1 == Approx(iters * t_warp8 * std::sqrt(2.0)).epsilon(0.01));
+
+    // 132 blocks of 2 warps: one per SM, k = k_b = 1 (two sub-partitions idle): no stretch.
+    const Launch narrow = test::tensor_launch(132, 64, flops, iters);
+    const double t_warp2 = flops / 2 / per_warp_flops_per_ns + 300 + 0.5 * 4096.0 / 64;
+    CHECK(duration(narrow, hw) == Approx(iters * t_warp2).epsilon(0.01));
+
+    // Four times the 8-warp blocks: 4 resident per SM, k = 8. Each block's iterations stretch by
+    // (8 / 2)^(1/2) = 2 relative to a block alone, and the four run side by side.
+    const Launch four = test::tensor_launch(4 * 132, 256, flops, iters);
+    CHECK(duration(four, hw) == Approx(2.0 * t1).epsilon(0.01));
+
+    // Exponent 1 (perfect overlap): the four blocks cost no more than one (but their 4x loads).
+    hw.calibration.warp_overlap_exponent = 1.0;
+    CHECK(duration(four, hw) == Approx(duration(one, hw)).epsilon(0.02));
+}
+
+TEST_CASE("warp model: pipe throughput still bounds a block with many fast warps", "[sim][warp_model]") {
+    Hardware hw = quiet_gpu();
+    const double flops = 64e6;
+    const Launch l = test::tensor_launch(132, 1024, flops, 1);  // 32 warps per SM
+    const double t_off = duration(l, hw);
+    hw.calibration.tensor_flops_per_cycle_per_warp = 1e6;  // warps never the limit
+    hw.calibration.warp_iteration_ns = 1;
+    hw.calibration.warp_overlap_exponent = 0.9;
+    CHECK(duration(l, hw) == Approx(t_off).epsilon(1e-9));
+}
+
+TEST_CASE("warp model: each term adds time, and more warps per sub-partition never speed a block up",
+          "[sim][warp_model]") {
+    Hardware hw = quiet_gpu();
+    hw.calibration.tensor_flops_per_cycle_per_warp = 128;
+    hw.calibration.warp_overlap_exponent = 0.6;
+    const Launch l = test::tensor_launch(264, 128, 2e6, 8);
+    const double base = duration(l, hw);
+    Hardware more = hw;
+    more.calibration.warp_iteration_ns = 200;
+    const double with_iteration = duration(l, more);
+    CHECK(with_iteration > base);
+    more.calibration.warp_load_issue_ns_per_byte = 1;
+    const double with_issue = duration(l, more);
+    CHECK(with_issue > with_iteration);
+    // Per block, a wider resident set costs at least as much per iteration: the whole grid of
+    // twice the blocks takes between 1x and 2x the time.
+    const Launch twice = test::tensor_launch(528, 128, 2e6, 8);
+    const double t2 = duration(twice, more);
+    CHECK(t2 >= with_issue);
+    CHECK(t2 <= 2.0 * with_issue * 1.001);
+}
+
+TEST_CASE("warp model: profile fields are optional, round-trip, and are range-checked",
+          "[sim][warp_model][profile]") {
+    Hardware hw = test::test_gpu();
+    hw.calibration.calibrated = true;
+    const std::string without = hardware_to_json(hw);
+    CHECK(without.find("warp_iteration_ns") == std::string::npos);
+    CHECK(without.find("warp_overlap_exponent") == std::string::npos);
+    hw.calibration.warp_iteration_ns = 250;
+    hw.calibration.warp_load_issue_ns_per_byte = 0.75;
+    hw.calibration.warp_overlap_exponent = 0.4;
+    auto back = parse_hardware(hardware_to_json(hw), "test");
+    INFO((back ? std::string() : back.error().message));
+    REQUIRE(back.ok());
+    CHECK(back->calibration.warp_iteration_ns == 250);
+    CHECK(back->calibration.warp_load_issue_ns_per_byte == 0.75);
+    CHECK(back->calibration.warp_overlap_exponent == 0.4);
+
+    std::string text = hardware_to_json(hw);
+    const auto at = text.find("\"warp_overlap_exponent\":");
+    REQUIRE(at != std::string::npos);
+    const auto end = text.find_first_of(",}", at);
+    text.replace(at, end - at, "\"warp_overlap_exponent\":1.5");
+    auto bad = parse_hardware(text, "test");
+    REQUIRE_FALSE(bad.ok());
+    CHECK(bad.error().message.find("warp_overlap_exponent") != std::string::npos);
+
+    hw.calibration.warp_iteration_ns = -1;
+    auto neg = sim::simulate(test::test_workload(), {test::tensor_launch(1, 64, 1e3)}, hw, sim::Options{});
+    REQUIRE_FALSE(neg.ok());
+    CHECK(neg.error().message.find("warp_iteration_ns") != std::string::npos);
+}
