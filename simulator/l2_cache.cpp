@@ -249,6 +249,14 @@ void L2System::touch(int p, std::uint32_t id, std::int64_t begin, std::int64_t e
         const std::int64_t c_begin = c << shift;
         const std::int64_t overlap = std::min(end, c_begin + (std::int64_t{1} << shift)) - std::max(begin, c_begin);
         const auto uc = static_cast<std::uint64_t>(c);
+        if (!is_store) {  // the common case, a hit in the SM's own partition, needs no home
+            const std::uint32_t n = near.find(id, uc);
+            if (n != L2Cache::kNil) {
+                acc.hit_bytes += overlap;
+                near.promote(n, false);
+                continue;
+            }
+        }
         const int h = home(id, uc);
         L2Cache& home_part = parts_[static_cast<std::size_t>(h)];
         const std::int64_t chunk = near.chunk_size(id, uc);
@@ -261,12 +269,6 @@ void L2System::touch(int p, std::uint32_t id, std::int64_t begin, std::int64_t e
             const std::uint32_t n = home_part.find(id, uc);
             if (n != L2Cache::kNil) home_part.promote(n, true);
             else if (!home_part.insert(id, uc, chunk, true, acc)) acc.writeback_bytes += overlap;  // streams through
-            continue;
-        }
-        const std::uint32_t n = near.find(id, uc);
-        if (n != L2Cache::kNil) {
-            acc.hit_bytes += overlap;
-            near.promote(n, false);
             continue;
         }
         if (h == p) {
