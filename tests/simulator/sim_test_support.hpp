@@ -2,6 +2,8 @@
 // hand-built launches whose every block runs the same simple program.
 #pragma once
 
+#include <catch2/catch.hpp>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -9,6 +11,7 @@
 #include "core/hardware.hpp"
 #include "core/launch.hpp"
 #include "core/workload.hpp"
+#include "simulator/simulate.hpp"
 
 namespace tilescope::test {
 
@@ -151,6 +154,17 @@ inline Launch tensor_launch(std::int64_t blocks, int threads, double flops, std:
     };
     l.counts.flops_tensor = flops * static_cast<double>(blocks * iterations);
     return l;
+}
+
+// Simulates `launches` on `hw` (default options; `l2` = false switches the L2 model off) and
+// requires that it succeeds, reporting the error message otherwise.
+inline Prediction run(const std::vector<Launch>& launches, const Hardware& hw, bool l2 = true) {
+    sim::Options opt;
+    opt.l2 = l2;
+    auto p = sim::simulate(test_workload(), launches, hw, opt);
+    INFO((p ? std::string() : p.error().message));
+    REQUIRE(p.ok());
+    return std::move(p).value();
 }
 
 }  // namespace tilescope::test

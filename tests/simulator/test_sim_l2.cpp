@@ -13,14 +13,7 @@ using tilescope::test::SimpleLaunch;
 
 namespace {
 
-Prediction run(const std::vector<Launch>& launches, const Hardware& hw, bool l2 = true) {
-    sim::Options opt;
-    opt.l2 = l2;
-    auto p = sim::simulate(test::test_workload(), launches, hw, opt);
-    INFO((p ? std::string() : p.error().message));
-    REQUIRE(p.ok());
-    return std::move(p).value();
-}
+using test::run;
 
 constexpr std::int64_t kMiB = 1024 * 1024;
 

@@ -15,12 +15,7 @@ using namespace tilescope;
 
 namespace {
 
-Prediction run(const Launch& l, const Hardware& hw) {
-    auto p = sim::simulate(test::test_workload(), {l}, hw, sim::Options{});
-    INFO((p ? std::string() : p.error().message));
-    REQUIRE(p.ok());
-    return std::move(p).value();
-}
+Prediction run(const Launch& l, const Hardware& hw) { return test::run({l}, hw); }
 
 double duration(const Launch& l, const Hardware& hw) { return run(l, hw).total[Metric::gpu_time_duration]; }
 
