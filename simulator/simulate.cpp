@@ -17,8 +17,8 @@
 //    fluid model would need a step far below one tile's transfer time (~100 ns) to resolve
 //    latency, i.e. millions of steps over all in-flight blocks; the event queue only does work
 //    when something changes.
-//  * The L2 is a fully associative write-back LRU over per-buffer chunks (l2_cache.hpp,
-//    buffer_layout.hpp). HBM bytes are its fills and write-backs; dirty data left at the end of
+//  * The L2 is a fully associative write-back LRU over per-buffer chunks, one per L2 partition
+//    (l2_cache.hpp, buffer_layout.hpp). HBM bytes are its fills and write-backs; dirty data left at the end of
 //    a launch is reported as l2_dirty_bytes_at_end and stays for the next launch.
 //
 //  * Latency limit of the tensor pipe (calibration.tensor_flops_per_cycle_per_warp, off by
@@ -31,9 +31,10 @@
 //    (launch_engine.cpp WarpModel).
 //
 // Deliberately left out: instruction-level timing inside a block (warp scheduling, register
-// bank conflicts; MMA latency only as the per-warp rate above), shared-memory bank conflicts, L1 caching of global loads,
-// set associativity and partitions of the L2, DRAM page/bank effects, MSHR merging in time, the
-// gap between back-to-back launches, clock throttling.
+// pressure and bank conflicts; dependency chains only through the per-warp terms above),
+// shared-memory bank conflicts, L1 caching of global loads, set associativity and slices of the
+// L2 (its partitions are modelled: l2_cache.hpp L2System), DRAM page/bank effects, MSHR merging in
+// time, the gap between back-to-back launches, clock throttling.
 #include "simulator/simulate.hpp"
 
 #include <algorithm>
