@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/hardware.hpp"
+#include "core/kernel_registers.hpp"
 #include "core/launch.hpp"
 #include "core/result.hpp"
 #include "core/workload.hpp"
@@ -110,6 +111,8 @@ struct GemmParams {
     Raster raster = Raster::row;
     std::string a_name = "A", b_name = "B", c_name = "C";
     double epilogue_fp32_per_element = 0;  // e.g. 1 for the softmax scale folded into S = QK^T*scale
+    GemmUse use = GemmUse::gemm;           // which compiled variant (its registers: kernel_registers.hpp)
+    DType dtype = DType::fp16;
 };
 Launch make_gemm_launch(const GemmParams& p);
 

@@ -24,6 +24,7 @@
 // Causal (seq_kv == seq): for K/V tile j only the Q tiles i >= floor(j*Bc/Br) are processed.
 #include <algorithm>
 
+#include "core/kernel_registers.hpp"
 #include "core/lower_detail.hpp"
 
 namespace tilescope::detail {
@@ -88,7 +89,9 @@ Result<std::vector<Launch>> lower_flash1(const Workload& w, const Hardware& hw) 
     l.grid_x = p.bh;
     l.threads_per_block = p.warps * hw.warp_size_threads;
     l.smem_bytes_per_block = (2 * p.br * p.d + 2 * p.bc * p.d) * p.dt + 2 * p.br * 4;
-    l.registers_per_thread = attention_registers(p.br, p.bc, p.d, p.warps, p.dt);
+    l.registers_per_thread = compiled_attention_registers(KernelFamily::attention_flash1, w.dtype, static_cast<int>(p.d),
+                                                          static_cast<int>(p.br), static_cast<int>(p.bc), p.warps)
+                                 .value_or(attention_registers(p.br, p.bc, p.d, p.warps, p.dt));
     l.stages = 1;
     const std::int64_t q_bytes = p.bh * p.n * p.d * p.dt;
     const std::int64_t kv_bytes = p.bh * p.n_kv * p.d * p.dt;

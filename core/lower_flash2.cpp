@@ -22,6 +22,7 @@
 // compare on diagonal tiles is not counted as work.
 #include <algorithm>
 
+#include "core/kernel_registers.hpp"
 #include "core/lower_detail.hpp"
 
 namespace tilescope::detail {
@@ -84,7 +85,9 @@ Result<std::vector<Launch>> lower_flash2(const Workload& w, const Hardware& hw) 
     l.grid_y = p.bh;
     l.threads_per_block = p.warps * hw.warp_size_threads;
     l.smem_bytes_per_block = (p.br * p.d + std::int64_t{w.tile.stages} * 2 * p.bc * p.d) * p.dt;
-    l.registers_per_thread = attention_registers(p.br, p.bc, p.d, p.warps, p.dt);
+    l.registers_per_thread = compiled_attention_registers(KernelFamily::attention_flash2, w.dtype, static_cast<int>(p.d),
+                                                          static_cast<int>(p.br), static_cast<int>(p.bc), p.warps)
+                                 .value_or(attention_registers(p.br, p.bc, p.d, p.warps, p.dt));
     l.stages = w.tile.stages;
     const std::int64_t qkv_bytes = p.bh * p.n * p.d * p.dt;
     const std::int64_t kv_bytes = p.bh * p.n_kv * p.d * p.dt;

@@ -99,7 +99,8 @@ Launch make_gemm_launch(const GemmParams& p) {
     l.grid_z = p.batches;
     l.threads_per_block = p.warps * 32;
     l.smem_bytes_per_block = std::int64_t{p.stages} * (g.tm * g.tk + g.tk * g.tn) * g.dt;
-    l.registers_per_thread = gemm_registers(g.tm, g.tn, l.threads_per_block);
+    l.registers_per_thread = compiled_gemm_registers(p.use, p.dtype, p.tile_m, p.tile_n, p.tile_k, p.warps)
+                                 .value_or(gemm_registers(g.tm, g.tn, l.threads_per_block));
     l.stages = p.stages;
     l.buffers = {{p.a_name, p.batches * p.m * p.k * g.dt, false},
                  {p.b_name, p.batches * p.k * p.n * g.dt, false},
@@ -134,6 +135,7 @@ Result<std::vector<Launch>> lower_gemm(const Workload& w, const Hardware& hw) {
     p.stages = w.tile.stages;
     p.warps = w.tile.warps;
     p.dtype_size = dtype_bytes(w.dtype);
+    p.dtype = w.dtype;
     p.raster = w.raster;
     Launch l = make_gemm_launch(p);
     const std::string what = "tile " + std::to_string(p.tile_m) + "x" + std::to_string(p.tile_n) + "x" +

@@ -36,6 +36,8 @@ Result<std::vector<Launch>> lower_naive(const Workload& w, const Hardware& hw) {
     qk.warps = w.tile.warps;
     qk.dtype_size = dt;
     qk.b_transposed = true;
+    qk.use = GemmUse::attention_qk;
+    qk.dtype = w.dtype;
     qk.a_name = "Q";
     qk.b_name = "K";
     qk.c_name = "S";
@@ -71,6 +73,8 @@ Result<std::vector<Launch>> lower_naive(const Workload& w, const Hardware& hw) {
     pv.stages = w.tile.stages;
     pv.warps = w.tile.warps;
     pv.dtype_size = dt;
+    pv.use = GemmUse::attention_pv;
+    pv.dtype = w.dtype;
     pv.a_name = "P";
     pv.b_name = "V";
     pv.c_name = "O";

@@ -1,0 +1,34 @@
+// Registers per thread of the kernels in kernels/ as compiled, for the tiles they are built for.
+//
+// A kernel's occupancy (blocks per SM) follows from its registers, and the simulator's time
+// follows from its occupancy, so lower() should use what the compiler really allocated rather
+// than an estimate. These are the counts cudaFuncGetAttributes reported for the fp16 kernels of
+// the sm_90 build (CUDA 13.0) on the H100 (recorded per launch in
+// profiles/validation/h100-sxm-dataset.jsonl; the __launch_bounds__ minimums of
+// kernels/attention/flash2/flash2.cuh show up as the 128 and 167). They are facts of the shipped
+// kernels, not fitted numbers: a tile or dtype outside this menu (or another compiler or sm_80
+// build, which may allocate a few registers more or less) falls back to the estimates in
+// lower.cpp / lower_gemm.cpp. The tables are checked against the data set by
+// tests/validate (every fp16 launch of the data set gets its recorded count).
+//
+// Example: flash2 Br x Bc = 128 x 64 with d = 64 uses 162 registers: 8 warps x 32 x 162 = 41,472
+// of the SM's 65,536, so one block per SM, not the two an estimate of 128 would allow.
+#pragma once
+
+#include <optional>
+
+#include "core/workload.hpp"
+
+namespace tilescope {
+
+// Fused attention (flash1, flash2): one warp per 16 query rows (warps == br / 16).
+std::optional<int> compiled_attention_registers(KernelFamily family, DType dtype, int head_dim, int br, int bc,
+                                                int warps);
+
+// The tiled GEMM kernel of kernels/gemm in its three uses: plain C = A B (gemm), S = Q K^T with
+// the scale in the epilogue (naive attention's qk launch: B transposed) and O = P V (naive
+// attention's pv launch). tile_k 32 and 8 warps.
+enum class GemmUse { gemm, attention_qk, attention_pv };
+std::optional<int> compiled_gemm_registers(GemmUse use, DType dtype, int tile_m, int tile_n, int tile_k, int warps);
+
+}  // namespace tilescope

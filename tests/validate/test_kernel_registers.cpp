@@ -1,0 +1,55 @@
+// core/kernel_registers: lower() uses the compiled kernels' register counts for the tiles they are
+// built for, so the occupancy the simulator assumes is the one the H100 ran. Checked against every
+// launch of the measured data set (cudaFuncGetAttributes of the sm_90 fp16 kernels).
+#include <catch2/catch.hpp>
+
+#include "core/kernel_registers.hpp"
+#include "core/lower.hpp"
+#include "core/occupancy.hpp"
+#include "validate/dataset.hpp"
+
+using namespace tilescope;
+
+TEST_CASE("lower() gives every measured launch its compiled registers and blocks per SM",
+          "[validate][registers]") {
+    auto hw = load_hardware_file(TILESCOPE_SOURCE_DIR "/profiles/h100-sxm.json");
+    REQUIRE(hw.ok());
+    auto data = validate::load_dataset(TILESCOPE_SOURCE_DIR "/profiles/validation/h100-sxm-dataset.jsonl");
+    REQUIRE(data.ok());
+    REQUIRE(data->cases.size() == 320);
+    int attention_and_gemm = 0;
+    for (const auto& c : data->cases) {
+        auto launches = lower(c.measured.workload, *hw);
+        REQUIRE(launches.ok());
+        REQUIRE(launches->size() == c.measured.launches.size());
+        for (std::size_t i = 0; i < launches->size(); ++i) {
+            const Launch& l = (*launches)[i];
+            const LaunchFacts& m = c.measured.launches[i].facts;
+            INFO(c.name << " launch " << l.name);
+            auto occ = occupancy(l, *hw);
+            REQUIRE(occ.ok());
+            CHECK(occ->blocks_per_sm == m.blocks_per_sm);
+            // Softmax launches keep the estimate (their count varies with the row length the
+            // compiler specialises for; the block limit sets their occupancy either way).
+            if (l.name.find("softmax") == std::string::npos) {
+                CHECK(l.registers_per_thread == m.registers_per_thread);
+                ++attention_and_gemm;
+            }
+        }
+    }
+    CHECK(attention_and_gemm > 300);
+}
+
+TEST_CASE("compiled register counts only for the kernel menu", "[validate][registers]") {
+    using KF = KernelFamily;
+    CHECK(compiled_attention_registers(KF::attention_flash2, DType::fp16, 64, 128, 64, 8) == 162);
+    CHECK(compiled_attention_registers(KF::attention_flash2, DType::fp16, 64, 128, 32, 8) == 128);  // launch bounds
+    CHECK_FALSE(compiled_attention_registers(KF::attention_flash2, DType::fp16, 64, 256, 64, 16).has_value());
+    CHECK_FALSE(compiled_attention_registers(KF::attention_flash2, DType::fp16, 96, 64, 64, 4).has_value());
+    CHECK_FALSE(compiled_attention_registers(KF::attention_flash2, DType::bf16, 64, 64, 64, 4).has_value());
+    CHECK_FALSE(compiled_attention_registers(KF::attention_flash2, DType::fp16, 64, 64, 64, 8).has_value());  // warps
+    CHECK_FALSE(compiled_attention_registers(KF::gemm, DType::fp16, 64, 64, 64, 4).has_value());
+    CHECK(compiled_gemm_registers(GemmUse::gemm, DType::fp16, 128, 128, 32, 8) == 158);
+    CHECK_FALSE(compiled_gemm_registers(GemmUse::gemm, DType::fp16, 128, 128, 64, 8).has_value());
+    CHECK_FALSE(compiled_gemm_registers(GemmUse::gemm, DType::fp16, 32, 128, 32, 8).has_value());
+}
