@@ -22,6 +22,33 @@ struct RefBuffer {
     std::int64_t bytes = 0, chunk_bytes = 0;
 };
 
+// `n` buffers of random size (1 .. 2^max_bytes_log2 B) and chunk size (32 .. 2^max_chunk_log2 B),
+// registered with `cache` (an L2Cache or L2System) under ids 0 .. n-1.
+template <class Cache>
+std::vector<RefBuffer> random_buffers(std::mt19937_64& rng, int n, int max_chunk_log2, int max_bytes_log2, Cache& cache) {
+    std::vector<RefBuffer> buffers;
+    for (int i = 0; i < n; ++i) {
+        RefBuffer b;
+        b.chunk_bytes = std::int64_t{1} << std::uniform_int_distribution<int>(5, max_chunk_log2)(rng);
+        b.bytes = std::uniform_int_distribution<std::int64_t>(1, std::int64_t{1} << max_bytes_log2)(rng);
+        buffers.push_back(b);
+        cache.set_buffer(static_cast<std::uint32_t>(i), b.bytes, b.chunk_bytes);
+    }
+    return buffers;
+}
+
+// The counts of one access and the cache totals agree with the reference's.
+template <class Cache, class Ref>
+void require_same(const L2Access& got, const L2Access& want, const Cache& cache, const Ref& ref) {
+    REQUIRE(got.requested_bytes == want.requested_bytes);
+    REQUIRE(got.hit_bytes == want.hit_bytes);
+    REQUIRE(got.far_bytes == want.far_bytes);
+    REQUIRE(got.fill_bytes == want.fill_bytes);
+    REQUIRE(got.writeback_bytes == want.writeback_bytes);
+    REQUIRE(cache.dirty_bytes() == ref.dirty_bytes());
+    REQUIRE(cache.used_bytes() == ref.used_bytes());
+}
+
 // Chunk-level, fully associative, write-back, write-allocate LRU, written for clarity.
 class RefCache {
 public:
@@ -93,16 +120,9 @@ TEST_CASE("L2Cache equals a reference LRU on random accesses", "[sim][l2][cache]
         // Small capacities so that evictions, page recycling and un-cacheable chunks all happen.
         const std::int64_t capacity = std::int64_t{1} << std::uniform_int_distribution<int>(9, 16)(rng);
         const int nbuf = std::uniform_int_distribution<int>(1, 4)(rng);
-        std::vector<RefBuffer> buffers;
         L2Cache cache;
         cache.reset(capacity, 32, static_cast<std::size_t>(nbuf));
-        for (int i = 0; i < nbuf; ++i) {
-            RefBuffer b;
-            b.chunk_bytes = std::int64_t{1} << std::uniform_int_distribution<int>(5, 12)(rng);
-            b.bytes = std::uniform_int_distribution<std::int64_t>(1, 1 << 18)(rng);
-            buffers.push_back(b);
-            cache.set_buffer(static_cast<std::uint32_t>(i), b.bytes, b.chunk_bytes);
-        }
+        const std::vector<RefBuffer> buffers = random_buffers(rng, nbuf, 12, 18, cache);
         RefCache ref(capacity, buffers);
         for (int op = 0; op < 3000; ++op) {
             const auto id = static_cast<std::uint32_t>(std::uniform_int_distribution<int>(0, nbuf - 1)(rng));
@@ -118,12 +138,7 @@ TEST_CASE("L2Cache equals a reference LRU on random accesses", "[sim][l2][cache]
             else cache.load(id, begin, end, got);
             ref.touch(id, begin, end, store, want);
             INFO("round " << round << " op " << op);
-            REQUIRE(got.requested_bytes == want.requested_bytes);
-            REQUIRE(got.hit_bytes == want.hit_bytes);
-            REQUIRE(got.fill_bytes == want.fill_bytes);
-            REQUIRE(got.writeback_bytes == want.writeback_bytes);
-            REQUIRE(cache.dirty_bytes() == ref.dirty_bytes());
-            REQUIRE(cache.used_bytes() == ref.used_bytes());
+            require_same(got, want, cache, ref);
         }
     }
 }
@@ -274,16 +289,9 @@ TEST_CASE("L2System with two partitions equals the reference rules on random acc
     for (int round = 0; round < 30; ++round) {
         const std::int64_t capacity = std::int64_t{1} << std::uniform_int_distribution<int>(10, 16)(rng);
         const int nbuf = std::uniform_int_distribution<int>(1, 3)(rng);
-        std::vector<RefBuffer> buffers;
         L2System sys;
         sys.reset(capacity, 2, 32, static_cast<std::size_t>(nbuf));
-        for (int i = 0; i < nbuf; ++i) {
-            RefBuffer b;
-            b.chunk_bytes = std::int64_t{1} << std::uniform_int_distribution<int>(5, 11)(rng);
-            b.bytes = std::uniform_int_distribution<std::int64_t>(1, 1 << 17)(rng);
-            buffers.push_back(b);
-            sys.set_buffer(static_cast<std::uint32_t>(i), b.bytes, b.chunk_bytes);
-        }
+        const std::vector<RefBuffer> buffers = random_buffers(rng, nbuf, 11, 17, sys);
         RefPartitioned ref(capacity, 2, buffers, sys);
         for (int op = 0; op < 2000; ++op) {
             const auto id = static_cast<std::uint32_t>(std::uniform_int_distribution<int>(0, nbuf - 1)(rng));
@@ -297,13 +305,7 @@ TEST_CASE("L2System with two partitions equals the reference rules on random acc
             else sys.load(p, id, begin, end, got);
             ref.touch(p, id, begin, end, store, want);
             INFO("round " << round << " op " << op);
-            REQUIRE(got.requested_bytes == want.requested_bytes);
-            REQUIRE(got.hit_bytes == want.hit_bytes);
-            REQUIRE(got.far_bytes == want.far_bytes);
-            REQUIRE(got.fill_bytes == want.fill_bytes);
-            REQUIRE(got.writeback_bytes == want.writeback_bytes);
-            REQUIRE(sys.dirty_bytes() == ref.dirty_bytes());
-            REQUIRE(sys.used_bytes() == ref.used_bytes());
+            require_same(got, want, sys, ref);
         }
     }
 }
