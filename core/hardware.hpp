@@ -52,6 +52,13 @@ struct Calibration {
     bool warp_model() const {
         return warp_iteration_ns > 0 || warp_load_issue_ns_per_byte > 0 || warp_overlap_exponent != 1.0;
     }
+    // Simulator: exposed latency of a tile load, as a multiple of the pointer-chase latencies
+    // (hbm_latency_ns, l2_latency_ns). A pointer chase times one dependent 4-byte load on an idle
+    // GPU; a block's tile load is a burst of 16-byte requests from every lane, spread over many
+    // DRAM pages and both L2 partitions, and its last byte (which the wait needs) arrives later.
+    // The simulator charges each load phase latency x this. 1 = the pointer chase (the default:
+    // profiles without the field predict as before).
+    double load_latency_scale = 1.0;
     // Simulator: the most one SM can pull through its L2 port, bytes per SM clock (Ampere and
     // Hopper: 64 B/clk per SM). Only binds when few SMs are busy (tail waves, small grids).
     double sm_l2_bytes_per_cycle = 64.0;

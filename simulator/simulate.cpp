@@ -69,7 +69,8 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
           positive(c.smem_efficiency, "calibration.smem_efficiency"),
           positive(c.tensor_efficiency, "calibration.tensor_efficiency"),
           positive(c.fp32_efficiency, "calibration.fp32_efficiency"),
-          positive(c.sm_l2_bytes_per_cycle, "calibration.sm_l2_bytes_per_cycle")}) {
+          positive(c.sm_l2_bytes_per_cycle, "calibration.sm_l2_bytes_per_cycle"),
+          positive(c.load_latency_scale, "calibration.load_latency_scale")}) {
         if (!s) return s.error();
     }
     if (hw.l2_bytes < 0 || hw.hbm_latency_ns < 0 || hw.l2_latency_ns < 0 || c.launch_overhead_ns < 0 ||
@@ -103,8 +104,8 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
     r.sm_subpartitions = std::max(1, hw.sm_subpartitions);
     r.fp32_flops_per_ns = hw.fp32_flops_per_s / sms * c.fp32_efficiency * 1e-9;
     r.sfu_ops_per_ns = hw.sfu_ops_per_s / sms * 1e-9;
-    r.hbm_latency_ns = hw.hbm_latency_ns;
-    r.l2_latency_ns = hw.l2_latency_ns;
+    r.hbm_latency_ns = hw.hbm_latency_ns * c.load_latency_scale;
+    r.l2_latency_ns = hw.l2_latency_ns * c.load_latency_scale;
     r.block_overhead_ns = c.block_overhead_ns;
     r.launch_overhead_ns = c.launch_overhead_ns;
     return r;

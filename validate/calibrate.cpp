@@ -30,6 +30,7 @@ Result<double*> calibration_field(Calibration& c, const std::string& name) {
     if (name == "warp_iteration_ns") return &c.warp_iteration_ns;
     if (name == "warp_load_issue_ns_per_byte") return &c.warp_load_issue_ns_per_byte;
     if (name == "warp_overlap_exponent") return &c.warp_overlap_exponent;
+    if (name == "load_latency_scale") return &c.load_latency_scale;
     std::string all;
     for (const auto& n : calibration_parameter_names()) all += (all.empty() ? "" : ", ") + n;
     return make_error("unknown calibration parameter '" + name + "' (known: " + all + ")");
@@ -42,7 +43,11 @@ bool is_efficiency(const std::string& name) {
     return name.find("_efficiency") != std::string::npos || name == "warp_overlap_exponent";
 }
 // Below this a positive parameter is physically "none" (its log-space floor).
-double floor_of(const std::string& name) { return name == "warp_load_issue_ns_per_byte" ? 1e-3 : 1.0; }
+double floor_of(const std::string& name) {
+    if (name == "warp_load_issue_ns_per_byte") return 1e-3;
+    if (name == "load_latency_scale") return 0.05;
+    return 1.0;
+}
 
 std::string sci(double v) {
     char buf[48];
@@ -67,6 +72,8 @@ double fit_start(const std::string& name, double v) {
     if (name == "warp_iteration_ns" && v <= 0) return 300.0;
     if (name == "warp_load_issue_ns_per_byte" && v <= 0) return 1.0;
     if (name == "warp_overlap_exponent" && v >= 1.0) return 0.5;
+    // Loaded tile latency: start at twice the pointer chase.
+    if (name == "load_latency_scale" && v == 1.0) return 2.0;
     return v;
 }
 double from_free(const std::string& name, double u) {

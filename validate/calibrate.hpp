@@ -42,7 +42,7 @@ inline const std::vector<std::string>& calibration_parameter_names() {
     static const std::vector<std::string> names = {
         "hbm_efficiency", "l2_efficiency", "smem_efficiency", "tensor_efficiency",
         "fp32_efficiency", "launch_overhead_ns", "block_overhead_ns", "tensor_flops_per_cycle_per_warp",
-        "warp_iteration_ns", "warp_load_issue_ns_per_byte", "warp_overlap_exponent"};
+        "warp_iteration_ns", "warp_load_issue_ns_per_byte", "warp_overlap_exponent", "load_latency_scale"};
     return names;
 }
 Result<double*> calibration_field(Calibration& c, const std::string& name);
@@ -51,7 +51,7 @@ struct CalibrateOptions {
     std::vector<std::string> fit = {"launch_overhead_ns",     "block_overhead_ns",
                                     "tensor_efficiency",      "tensor_flops_per_cycle_per_warp",
                                     "warp_iteration_ns",      "warp_load_issue_ns_per_byte",
-                                    "warp_overlap_exponent"};
+                                    "warp_overlap_exponent",  "load_latency_scale"};
     int max_evaluations = 120;   // Nelder-Mead objective evaluations (each predicts every fit case)
     int max_fit_cases = 0;       // 0 = every training case; else this many training cases, the
                                  // cheapest to simulate (simulation_cost), to bound the fit's cost

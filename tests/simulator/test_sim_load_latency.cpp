@@ -1,0 +1,99 @@
+// Calibration::load_latency_scale: the exposed latency of a tile load as a multiple of the
+// pointer-chase latencies. Law: a profile with scale k predicts exactly what the same profile
+// with scale 1 and both latencies (hbm_latency_ns, l2_latency_ns) multiplied by k predicts.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "core/hardware.hpp"
+#include "core/lower.hpp"
+#include "simulator/simulate.hpp"
+#include "sim_test_support.hpp"
+
+using namespace tilescope;
+
+namespace {
+
+Workload flash1_small() {
+    WorkloadSpec s;
+    s.kernel = "attention-flash1";
+    s.batch = 1;
+    s.heads = 8;
+    s.seq = 512;
+    s.head_dim = 64;
+    s.tile_m = 32;
+    s.tile_n = 32;
+    auto w = make_workload(s);
+    INFO((w ? std::string() : w.error().message));
+    REQUIRE(w.ok());
+    return *w;
+}
+
+Prediction predict(const Workload& w, const Hardware& hw) {
+    auto launches = lower(w, hw);
+    INFO((launches ? std::string() : launches.error().message));
+    REQUIRE(launches.ok());
+    auto p = sim::simulate(w, *launches, hw, sim::Options{});
+    INFO((p ? std::string() : p.error().message));
+    REQUIRE(p.ok());
+    return *p;
+}
+
+}  // namespace
+
+TEST_CASE("load latency scale k equals latencies multiplied by k", "[sim][latency]") {
+    Hardware base = test::test_gpu();
+    base.calibration.calibrated = true;
+    const Workload w = flash1_small();
+    for (const double k : {0.5, 2.0, 3.7}) {
+        Hardware scaled = base;
+        scaled.calibration.load_latency_scale = k;
+        Hardware by_hand = base;
+        by_hand.hbm_latency_ns *= k;
+        by_hand.l2_latency_ns *= k;
+        const Prediction a = predict(w, scaled);
+        const Prediction b = predict(w, by_hand);
+        for (const Metric m : {Metric::gpu_time_duration, Metric::dram_bytes_read, Metric::dram_bytes_write,
+                               Metric::lts_t_bytes}) {
+            INFO("k = " << k << ", metric " << static_cast<int>(m));
+            CHECK(a.total[m] == Approx(b.total[m]).epsilon(1e-12));
+        }
+    }
+}
+
+TEST_CASE("load latency scale lengthens a latency-bound kernel and leaves its bytes alone", "[sim][latency]") {
+    Hardware hw = test::test_gpu();
+    hw.calibration.calibrated = true;
+    // flash1 has one pipeline stage: every inner step waits for its loads.
+    const Workload w = flash1_small();
+    const Prediction one = predict(w, hw);
+    hw.calibration.load_latency_scale = 3.0;
+    const Prediction three = predict(w, hw);
+    CHECK(three.total[Metric::gpu_time_duration] > 1.2 * one.total[Metric::gpu_time_duration]);
+    CHECK(three.total[Metric::lts_t_bytes] == one.total[Metric::lts_t_bytes]);
+    CHECK(three.total[Metric::dram_bytes_read] == one.total[Metric::dram_bytes_read]);
+}
+
+TEST_CASE("load latency scale is optional in a profile, round-trips, and must be positive",
+          "[sim][latency][profile]") {
+    Hardware hw = test::test_gpu();
+    hw.calibration.calibrated = true;
+    CHECK(hardware_to_json(hw).find("load_latency_scale") == std::string::npos);
+    hw.calibration.load_latency_scale = 2.5;
+    const std::string text = hardware_to_json(hw);
+    auto back = parse_hardware(text, "test");
+    INFO((back ? std::string() : back.error().message));
+    REQUIRE(back.ok());
+    CHECK(back->calibration.load_latency_scale == 2.5);
+
+    for (const char* bad_value : {"0", "-1"}) {
+        std::string bad = text;
+        const auto at = bad.find("\"load_latency_scale\":");
+        REQUIRE(at != std::string::npos);
+        const auto end = bad.find_first_of(",}", at);
+        bad.replace(at, end - at, std::string("\"load_latency_scale\":") + bad_value);
+        auto r = parse_hardware(bad, "test");
+        REQUIRE_FALSE(r.ok());
+        CHECK(r.error().message.find("load_latency_scale") != std::string::npos);
+    }
+}
