@@ -15,11 +15,12 @@
 //       minimise  mean over training cases of ( ln(t_predicted / t_measured) )^2
 //     by Nelder-Mead over the parameters in `fit` (default: launch_overhead_ns,
 //     block_overhead_ns, tensor_efficiency, tensor_flops_per_cycle_per_warp and the warp model's
-//     warp_iteration_ns, warp_load_issue_ns_per_byte, warp_overlap_exponent; efficiencies
-//     without a microbenchmark join the fit). tensor_flops_per_cycle_per_warp and the warp
-//     model's times are fitted in log space like the overheads (start: 128 FLOP/cycle/warp, one
-//     mma.sync per 32 cycles; 300 ns per iteration; 1 ns per byte); the overlap exponent, in
-//     (0, 1], through the logistic map like an efficiency (start 0.5).
+//     warp_iteration_ns, warp_load_issue_ns_per_byte, warp_overlap_exponent, and
+//     load_latency_scale; efficiencies without a microbenchmark join the fit).
+//     tensor_flops_per_cycle_per_warp, the warp model's times and the latency scale are fitted
+//     in log space like the overheads (start: 128 FLOP/cycle/warp, one mma.sync per 32 cycles;
+//     300 ns per iteration; 1 ns per byte; twice the pointer-chase latency); the overlap
+//     exponent, in (0, 1], through the logistic map like an efficiency (start 0.5).
 //     Log error weighs a 10 us and a 10 ms kernel alike. Efficiencies are fitted through a
 //     logistic map onto (0, 1), overheads through log(1 + x / 100 ns) onto [0, inf), so every
 //     trial point is physical. Bytes do not depend on these parameters, so only time is fitted.
