@@ -59,6 +59,12 @@ struct Calibration {
     // The simulator charges each load phase latency x this. 1 = the pointer chase (the default:
     // profiles without the field predict as before).
     double load_latency_scale = 1.0;
+    // Simulator: the same wait grows with the burst: a lane's requests return one after another,
+    // so a load phase's latency also gets this many ns per byte each thread of the block loads
+    // in it (bytes / threads per block). A softmax step (16 B per thread) barely notices it; a
+    // flash1 inner step with d = 128 (Q_i and O_i: 512 B per thread) waits for its last 16-byte
+    // request much longer. 0 = none (the default).
+    double load_latency_ns_per_byte = 0.0;
     // Simulator: the most one SM can pull through its L2 port, bytes per SM clock (Ampere and
     // Hopper: 64 B/clk per SM). Only binds when few SMs are busy (tail waves, small grids).
     double sm_l2_bytes_per_cycle = 64.0;

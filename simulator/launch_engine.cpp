@@ -447,6 +447,11 @@ bool Engine::issue_mem(std::uint32_t slot_id, std::uint32_t phase) {
         const double miss_share = static_cast<double>(missing_steps) / static_cast<double>(ph.load_end - ph.load_begin);
         j.latency_ns = ph.latency_scale * (miss_share * st_.rates.hbm_latency_ns + (1 - miss_share) * st_.rates.l2_latency_ns);
     }
+    // Burst drain: the last of a thread's requests returns later the more it loads (a coarsened
+    // phase holds G iterations' bytes, i.e. G bursts paid in sequence).
+    if (l2 > 0 && st_.rates.load_latency_ns_per_byte > 0) {
+        j.latency_ns += st_.rates.load_latency_ns_per_byte * l2 / std::max(1, launch_.threads_per_block);
+    }
     if (j.pending == 0 && j.latency_ns <= 0) return true;
     const std::uint32_t id = new_job(j);
     ++slot.outstanding;

@@ -33,6 +33,7 @@ struct Rates {
     double sfu_ops_per_ns = 0;         // one SM
     double hbm_latency_ns = 0;
     double l2_latency_ns = 0;
+    double load_latency_ns_per_byte = 0;      // per byte per thread of a load phase (burst drain)
     double block_overhead_ns = 0;
     double launch_overhead_ns = 0;
 };

@@ -77,10 +77,11 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
         c.block_overhead_ns < 0 || !(c.tensor_flops_per_cycle_per_warp >= 0) ||
         !std::isfinite(c.tensor_flops_per_cycle_per_warp) || !(c.warp_iteration_ns >= 0) ||
         !std::isfinite(c.warp_iteration_ns) || !(c.warp_load_issue_ns_per_byte >= 0) ||
-        !std::isfinite(c.warp_load_issue_ns_per_byte)) {
+        !std::isfinite(c.warp_load_issue_ns_per_byte) || !(c.load_latency_ns_per_byte >= 0) ||
+        !std::isfinite(c.load_latency_ns_per_byte)) {
         return make_error("profile " + hw.name +
                           ": l2_bytes, latencies, overheads, calibration.tensor_flops_per_cycle_per_warp, "
-                          "warp_iteration_ns and warp_load_issue_ns_per_byte must be >= 0");
+                          "warp_iteration_ns, warp_load_issue_ns_per_byte and load_latency_ns_per_byte must be >= 0");
     }
     if (!(c.warp_overlap_exponent > 0 && c.warp_overlap_exponent <= 1)) {
         return make_error("profile " + hw.name + ": calibration.warp_overlap_exponent must be in (0, 1] (got " +
@@ -106,6 +107,7 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
     r.sfu_ops_per_ns = hw.sfu_ops_per_s / sms * 1e-9;
     r.hbm_latency_ns = hw.hbm_latency_ns * c.load_latency_scale;
     r.l2_latency_ns = hw.l2_latency_ns * c.load_latency_scale;
+    r.load_latency_ns_per_byte = c.load_latency_ns_per_byte;
     r.block_overhead_ns = c.block_overhead_ns;
     r.launch_overhead_ns = c.launch_overhead_ns;
     return r;

@@ -32,6 +32,7 @@ std::string profile_fingerprint(const Hardware& hw) {
             << c.warp_load_issue_ns_per_byte << " warp_overlap_exponent " << c.warp_overlap_exponent;
     }
     if (c.load_latency_scale != 1.0) cal << " load_latency_scale " << c.load_latency_scale;
+    if (c.load_latency_ns_per_byte > 0) cal << " load_latency_ns_per_byte " << c.load_latency_ns_per_byte;
     std::snprintf(buf, sizeof buf, "%016llx",
                   static_cast<unsigned long long>(fnv1a64(hardware_to_json(h) + cal.str())));
     return buf;

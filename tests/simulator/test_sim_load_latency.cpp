@@ -97,3 +97,26 @@ TEST_CASE("load latency scale is optional in a profile, round-trips, and must be
         CHECK(r.error().message.find("load_latency_scale") != std::string::npos);
     }
 }
+
+TEST_CASE("load latency per byte adds bytes per thread x ns per byte to each exposed load", "[sim][latency]") {
+    Hardware hw = test::test_gpu();
+    hw.calibration.calibrated = true;
+    // One block, one pipeline stage: every iteration waits for its load, nothing overlaps.
+    test::SimpleLaunch s;
+    s.blocks = 1;
+    s.threads = 128;
+    s.iterations = 8;
+    s.load_bytes = 4096;
+    s.fp32_flops = 1e5;
+    const Launch l = test::make_simple_launch(s);
+    const double before = test::run({l}, hw).total[Metric::gpu_time_duration];
+    hw.calibration.load_latency_ns_per_byte = 2.0;
+    const Prediction after = test::run({l}, hw);
+    // 8 loads of 4096 B over 128 threads = 32 B per thread each: 8 x 2 x 32 = 512 ns more.
+    CHECK(after.total[Metric::gpu_time_duration] - before == Approx(512.0).margin(1e-6));
+    CHECK(hardware_to_json(hw).find("\"load_latency_ns_per_byte\"") != std::string::npos);
+    hw.calibration.load_latency_ns_per_byte = -1;
+    auto bad = sim::simulate(test::test_workload(), {l}, hw, sim::Options{});
+    REQUIRE_FALSE(bad.ok());
+    CHECK(bad.error().message.find("load_latency_ns_per_byte") != std::string::npos);
+}

@@ -138,3 +138,32 @@ TEST_CASE("calibrate stops at its time budget and keeps a usable point", "[valid
     CHECK(r->evaluations < 100);
     CHECK(r->hw.calibration.calibrated);
 }
+
+TEST_CASE("the fit error of a multi-launch case is per launch", "[validate][calibrate]") {
+    Case c;
+    c.measured.total[Metric::gpu_time_duration] = 4000;
+    c.measured.launches.resize(2);
+    c.measured.launches[0].metrics[Metric::gpu_time_duration] = 1000;
+    c.measured.launches[1].metrics[Metric::gpu_time_duration] = 3000;
+    Prediction p;
+    p.total[Metric::gpu_time_duration] = 3500;
+    p.launches.resize(2);
+    p.launches[0].metrics[Metric::gpu_time_duration] = 2000;  // 2x too slow
+    p.launches[1].metrics[Metric::gpu_time_duration] = 1500;  // 2x too fast
+    // The totals are 12.5% apart, but each launch is off by 2x: the error says so.
+    const double ln2 = std::log(2.0);
+    CHECK(case_error(c, p) == Approx(ln2 * ln2));
+    // A launch without a measured time: back to the total.
+    c.measured.launches[1].metrics[Metric::gpu_time_duration] = 0;
+    CHECK(case_error(c, p) == Approx(std::log(3500.0 / 4000.0) * std::log(3500.0 / 4000.0)));
+    // Launch counts that differ: the total too.
+    c.measured.launches[1].metrics[Metric::gpu_time_duration] = 3000;
+    p.launches.resize(1);
+    CHECK(case_error(c, p) == Approx(std::log(3500.0 / 4000.0) * std::log(3500.0 / 4000.0)));
+    // One launch: the total.
+    c.measured.launches.resize(1);
+    CHECK(case_error(c, p) == Approx(std::log(3500.0 / 4000.0) * std::log(3500.0 / 4000.0)));
+    // No usable predicted time.
+    p.total[Metric::gpu_time_duration] = 0;
+    CHECK(std::isnan(case_error(c, p)));
+}
