@@ -72,6 +72,8 @@ int run_calibrate(int argc, char** argv) {
         ("max-evals", po::value<int>()->default_value(defaults.max_evaluations), "Nelder-Mead evaluations")
         ("max-fit-cases", po::value<int>()->default_value(0),
          "0 = every training case, else this many training cases, the cheapest to simulate")
+        ("min-per-family", po::value<int>()->default_value(0),
+         "with --max-fit-cases: at least this many training cases of every kernel family (its cheapest)")
         ("repeats", po::value<int>()->default_value(5), "measuring: timed repeats per case (median)")
         ("time-budget-s", po::value<double>()->default_value(0.0),
          "measuring: stop starting new cases after this many seconds (0 = no limit); the rest are listed as skipped")
@@ -99,6 +101,9 @@ int run_calibrate(int argc, char** argv) {
         return cli_fail(2, "calibrate: --max-evals must be in [1, 100000] (got " + std::to_string(max_evals) + ")");
     const int max_fit_cases = vm["max-fit-cases"].as<int>();
     if (max_fit_cases < 0) return cli_fail(2, "calibrate: --max-fit-cases must be >= 0 (got " + std::to_string(max_fit_cases) + ")");
+    const int min_per_family = vm["min-per-family"].as<int>();
+    if (min_per_family < 0 || min_per_family > 100000)
+        return cli_fail(2, "calibrate: --min-per-family must be in [0, 100000] (got " + std::to_string(min_per_family) + ")");
     const int repeats = vm["repeats"].as<int>();
     if (repeats < 1 || repeats > 1000) return cli_fail(2, "calibrate: --repeats must be in [1, 1000] (got " + std::to_string(repeats) + ")");
 
@@ -145,6 +150,7 @@ int run_calibrate(int argc, char** argv) {
             co.start[item.substr(0, eq)] = value;
         }
     co.max_fit_cases = max_fit_cases;
+    co.min_per_family = min_per_family;
     co.jobs = jobs;
     co.time_budget_s = vm["fit-budget-s"].as<double>();
     if (!(co.time_budget_s >= 0)) return cli_fail(2, "calibrate: --fit-budget-s must be >= 0");

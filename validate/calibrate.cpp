@@ -225,8 +225,24 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
         for (const Case* c : train) by_cost.emplace_back(simulation_cost(c->measured.workload, base), c);
         std::stable_sort(by_cost.begin(), by_cost.end(),
                          [](const auto& a, const auto& b) { return a.first < b.first; });
-        if (options.max_fit_cases > 0 && static_cast<std::size_t>(options.max_fit_cases) < by_cost.size())
-            by_cost.resize(static_cast<std::size_t>(options.max_fit_cases));
+        if (options.max_fit_cases > 0 && static_cast<std::size_t>(options.max_fit_cases) < by_cost.size()) {
+            // The cheapest min_per_family of each family first, then the cheapest of the rest.
+            std::vector<std::pair<double, const Case*>> chosen, rest;
+            std::map<KernelFamily, int> taken;
+            for (const auto& e : by_cost) {
+                int& n = taken[e.second->measured.workload.kernel];
+                if (n < options.min_per_family) {
+                    chosen.push_back(e);
+                    ++n;
+                } else {
+                    rest.push_back(e);
+                }
+            }
+            const auto want = std::max(chosen.size(), static_cast<std::size_t>(options.max_fit_cases));
+            for (std::size_t i = 0; chosen.size() < want && i < rest.size(); ++i) chosen.push_back(rest[i]);
+            std::stable_sort(chosen.begin(), chosen.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+            by_cost = std::move(chosen);
+        }
         train.clear();
         for (auto it = by_cost.rbegin(); it != by_cost.rend(); ++it) train.push_back(it->second);
     }

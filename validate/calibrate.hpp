@@ -67,6 +67,10 @@ struct CalibrateOptions {
     int max_evaluations = 120;   // Nelder-Mead objective evaluations (each predicts every fit case)
     int max_fit_cases = 0;       // 0 = every training case; else this many training cases, the
                                  // cheapest to simulate (simulation_cost), to bound the fit's cost
+    int min_per_family = 0;      // with max_fit_cases: the fit set holds at least this many
+                                 // training cases of every kernel family (its cheapest), so a
+                                 // family whose cases are all expensive (naive attention) still
+                                 // constrains the fit; the rest are the cheapest overall
     int jobs = 1;
     double time_budget_s = 0;    // 0 = none; else the fit stops (keeping its best point) when
                                  // this much wall time has passed

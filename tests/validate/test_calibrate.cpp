@@ -167,3 +167,42 @@ TEST_CASE("the fit error of a multi-launch case is per launch", "[validate][cali
     p.total[Metric::gpu_time_duration] = 0;
     CHECK(std::isnan(case_error(c, p)));
 }
+
+TEST_CASE("calibrate's fit set keeps the cheapest cases of every family", "[validate][calibrate]") {
+    Calibration truth;
+    truth.tensor_efficiency = 0.5;
+    Dataset d = toy_data(truth);
+    // Relabel three training cases as another family (the toy model only reads m, n, k).
+    int relabelled = 0;
+    for (auto& c : d.cases) {
+        if (c.split != Split::train || relabelled == 3) continue;
+        Workload& w = c.measured.workload;
+        w.kernel = KernelFamily::attention_flash2;
+        w.batch = w.heads = 1;
+        w.seq_q = w.seq_kv = w.m;
+        w.head_dim = 64;
+        w.tile = Tile{64, 64, 0, 2, 4};
+        c.name += "/other";
+        ++relabelled;
+    }
+    REQUIRE(relabelled == 3);
+    Hardware base;
+    base.name = "toy";
+    CalibrateOptions o;
+    o.fit = {"tensor_efficiency"};
+    o.max_evaluations = 5;
+    o.max_fit_cases = 3;
+    o.min_per_family = 2;
+    auto r = calibrate(d, base, toy(), o);
+    REQUIRE(r.ok());
+    // Two of each family: four cases, more than max_fit_cases.
+    CHECK(r->fit_cases == 4);
+    int other = 0;
+    for (const auto& res : r->residuals) other += res.name.find("/other") != std::string::npos ? 1 : 0;
+    CHECK(other == 2);
+    // Without the floor: exactly max_fit_cases.
+    o.min_per_family = 0;
+    auto plain = calibrate(d, base, toy(), o);
+    REQUIRE(plain.ok());
+    CHECK(plain->fit_cases == 3);
+}

@@ -5,7 +5,8 @@
 # time, so every finished shard's predictions survive the call's time limit.
 # Usage (repo root, .deps/calib carried with bin/, lib/, shards/ and optionally <profile>.json):
 #   validate/scripts/fit_and_validate.sh DATA.jsonl PROFILE [FIT_CASES] [EVALS] [FIT_BUDGET_S] [DEADLINE_S]
-# START=NAME=VALUE,... (environment) starts the search there (tilescope calibrate --start).
+# START=NAME=VALUE,... (environment) starts the search there (tilescope calibrate --start);
+# MIN_PER_FAMILY=N (environment) keeps N training cases of every kernel family in the fit set.
 # If .deps/calib/<PROFILE>.json exists (a second call), calibrate is skipped and that profile is
 # used for the shards left in .deps/calib/shards.
 # -> $OUT/<profile>.json, <profile>.fit-report (JSON), calibrate.log, predictions.tar (pred/shard-NNN.jsonl
@@ -31,7 +32,7 @@ else
   CAL=$OUT/$PROFILE.json
   timeout $(( FIT_BUDGET_S + 120 )) "$B" calibrate --gpu "$PROFILE" --from "$DATA" --out "$CAL" --jobs "$J" \
       --fit-budget-s "$FIT_BUDGET_S" --max-fit-cases "$FIT_CASES" --max-evals "$EVALS" \
-      ${START:+--start "$START"} > "$OUT/calibrate.log" 2>&1
+      ${START:+--start "$START"} ${MIN_PER_FAMILY:+--min-per-family "$MIN_PER_FAMILY"} > "$OUT/calibrate.log" 2>&1
   echo "calibrate rc=$? after $(( $(date +%s) - t0 )) s"; cat "$OUT/calibrate.log"
 fi
 [ -f "$CAL" ] || { echo "no calibrated profile"; exit 1; }
