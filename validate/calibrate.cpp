@@ -355,8 +355,13 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
     prov["training_rule"] = "train iff fnv1a64(sweep key) is even (validate/split.hpp)";
     prov["training_cases"] = std::to_string(r.training_cases) + " in the data set, " +
                              std::to_string(r.fit_cases) + " used in the fit" +
-                             (r.fit_cases < r.training_cases ? " (the cheapest to simulate; listed in the fit report's residuals)"
-                                                              : "");
+                             (r.fit_cases < r.training_cases
+                                  ? " (the cheapest to simulate" +
+                                        (options.min_per_family > 0
+                                             ? ", at least " + std::to_string(options.min_per_family) + " of every kernel family"
+                                             : std::string()) +
+                                        "; listed in the fit report's residuals)"
+                                  : std::string());
     prov["fit"] = "Nelder-Mead on mean squared ln(t_pred/t_meas), per launch for multi-launch cases; total-time rms " + sci(r.rms_log_error_before) +
                   " -> " + sci(r.rms_log_error_after) + ", time MAPE " + sci(100 * r.mape_before) + "% -> " +
                   sci(100 * r.mape_after) + "% (training)";

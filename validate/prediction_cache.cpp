@@ -16,7 +16,10 @@ namespace json = boost::json;
 
 std::string profile_fingerprint(const Hardware& hw) {
     Hardware h = hw;
-    h.origin.clear();  // where it was loaded from does not change a prediction
+    // Where it was loaded from, the source notes and the provenance do not change a prediction.
+    h.origin.clear();
+    h.sources.clear();
+    h.provenance.clear();
     char buf[24];
     // hardware_to_json writes the calibration only for calibrated profiles: add it explicitly.
     const Calibration& c = h.calibration;

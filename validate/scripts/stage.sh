@@ -7,6 +7,9 @@
 set -eu
 BUILD=${1:-build/calib-gpu}
 mkdir -p .deps/calib/bin .deps/calib/lib
+# Re-configure first: the commit recorded in calibrated profiles' provenance is read at configure
+# time, and an incremental build would otherwise keep an old one.
+cmake "$BUILD" > /dev/null && cmake --build "$BUILD" --target tilescope -j "$(nproc)" > /dev/null
 cp "$BUILD/bin/tilescope" .deps/calib/bin/ && strip .deps/calib/bin/tilescope
 cp -L /usr/lib/x86_64-linux-gnu/libboost_json.so.1.81.0 \
       /usr/lib/x86_64-linux-gnu/libboost_program_options.so.1.81.0 .deps/calib/lib/
