@@ -100,6 +100,7 @@ const std::vector<CalSpec>& calibration_specs() {
         {"sm_l2_bytes_per_cycle", &Calibration::sm_l2_bytes_per_cycle, CalRule::positive},
         {"load_latency_scale", &Calibration::load_latency_scale, CalRule::positive},
         {"load_latency_ns_per_byte", &Calibration::load_latency_ns_per_byte, CalRule::non_negative},
+        {"fragment_store_bytes_per_s", &Calibration::fragment_store_bytes_per_s, CalRule::non_negative},
     };
     return specs;
 }
@@ -438,6 +439,8 @@ std::string hardware_to_json(const Hardware& hw) {
             // And the load latency scale: only when it is not 1.
             if (c.member == &Calibration::load_latency_scale && hw.calibration.load_latency_scale == 1.0) continue;
             if (c.member == &Calibration::load_latency_ns_per_byte && !(hw.calibration.load_latency_ns_per_byte > 0))
+                continue;
+            if (c.member == &Calibration::fragment_store_bytes_per_s && !(hw.calibration.fragment_store_bytes_per_s > 0))
                 continue;
             cal[c.name] = hw.calibration.*(c.member);
         }

@@ -65,6 +65,13 @@ struct Calibration {
     // flash1 inner step with d = 128 (Q_i and O_i: 512 B per thread) waits for its last 16-byte
     // request much longer. 0 = none (the default).
     double load_latency_ns_per_byte = 0.0;
+    // Simulator: the rate, bytes/s for the whole GPU, at which stores written as mma accumulator
+    // fragments (Launch::fragment_stores: 4 bytes per lane, half of a 32-byte sector per request)
+    // drain through the L2. Measured, not fitted: bench/scripts/hbm_write_rate.py writes the same
+    // 4 GiB once as GEMM-epilogue fragments and once with 16-byte coalesced stores (H100: 0.87
+    // against 3.27 TB/s). Such a store's L2 work is its bytes x L2 rate / this rate. 0 = like any
+    // store (the default).
+    double fragment_store_bytes_per_s = 0.0;
     // Simulator: the most one SM can pull through its L2 port, bytes per SM clock (Ampere and
     // Hopper: 64 B/clk per SM). Only binds when few SMs are busy (tail waves, small grids).
     double sm_l2_bytes_per_cycle = 64.0;

@@ -64,6 +64,10 @@ struct Launch {
     std::int64_t smem_bytes_per_block = 0;  // dynamic + static, excluding the system reservation
     int registers_per_thread = 0;           // estimate
     int stages = 1;                   // loads of iteration i+stages-1 may overlap compute of i
+    // Stores written as mma accumulator fragments straight from registers (the GEMM kernel's
+    // epilogue: each lane two elements, 4 bytes, so one warp store fills half of eight 32-byte
+    // sectors). They drain at Calibration::fragment_store_bytes_per_s when a profile sets it.
+    bool fragment_stores = false;
     bool persistent = false;          // grid = resident slots, each looping over `work_items`
     std::int64_t work_items = 0;      // tiles of work (== blocks() unless persistent)
     std::vector<Buffer> buffers;

@@ -490,6 +490,11 @@ bool Engine::issue_store(std::uint32_t slot_id, std::uint32_t phase) {
     const double l2 = static_cast<double>(acc.requested_bytes);
     slot.hbm_bytes += hbm;
     slot.l2_bytes += l2;
+    // Fragment stores (half-sector requests) drain at their own, slower rate: the L2 server
+    // (capacity = the L2 rate) is given their bytes x L2 rate / fragment rate of work.
+    const double l2_work = launch_.fragment_stores && st_.rates.fragment_store_bytes_per_ns > 0
+                               ? l2 * std::max(1.0, st_.rates.l2_bytes_per_ns / st_.rates.fragment_store_bytes_per_ns)
+                               : l2;
     Job j;
     j.slot = slot_id;
     j.phase = phase;
@@ -499,7 +504,7 @@ bool Engine::issue_store(std::uint32_t slot_id, std::uint32_t phase) {
     if (j.pending == 0) return true;
     const std::uint32_t id = new_job(j);
     ++slot.outstanding;
-    if (l2 > 0) add_to_server(kL2Server, l2, id);
+    if (l2 > 0) add_to_server(kL2Server, l2_work, id);
     if (hbm > 0) add_to_server(kHbmServer, hbm, id);
     return false;
 }

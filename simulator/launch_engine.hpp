@@ -34,6 +34,7 @@ struct Rates {
     double hbm_latency_ns = 0;
     double l2_latency_ns = 0;
     double load_latency_ns_per_byte = 0;      // per byte per thread of a load phase (burst drain)
+    double fragment_store_bytes_per_ns = 0;   // 0 = fragment stores cost what other stores do
     double block_overhead_ns = 0;
     double launch_overhead_ns = 0;
 };

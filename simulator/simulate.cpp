@@ -78,10 +78,12 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
         !std::isfinite(c.tensor_flops_per_cycle_per_warp) || !(c.warp_iteration_ns >= 0) ||
         !std::isfinite(c.warp_iteration_ns) || !(c.warp_load_issue_ns_per_byte >= 0) ||
         !std::isfinite(c.warp_load_issue_ns_per_byte) || !(c.load_latency_ns_per_byte >= 0) ||
-        !std::isfinite(c.load_latency_ns_per_byte)) {
+        !std::isfinite(c.load_latency_ns_per_byte) || !(c.fragment_store_bytes_per_s >= 0) ||
+        !std::isfinite(c.fragment_store_bytes_per_s)) {
         return make_error("profile " + hw.name +
                           ": l2_bytes, latencies, overheads, calibration.tensor_flops_per_cycle_per_warp, "
-                          "warp_iteration_ns, warp_load_issue_ns_per_byte and load_latency_ns_per_byte must be >= 0");
+                          "warp_iteration_ns, warp_load_issue_ns_per_byte, load_latency_ns_per_byte and "
+                          "fragment_store_bytes_per_s must be >= 0");
     }
     if (!(c.warp_overlap_exponent > 0 && c.warp_overlap_exponent <= 1)) {
         return make_error("profile " + hw.name + ": calibration.warp_overlap_exponent must be in (0, 1] (got " +
@@ -108,6 +110,7 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
     r.hbm_latency_ns = hw.hbm_latency_ns * c.load_latency_scale;
     r.l2_latency_ns = hw.l2_latency_ns * c.load_latency_scale;
     r.load_latency_ns_per_byte = c.load_latency_ns_per_byte;
+    r.fragment_store_bytes_per_ns = c.fragment_store_bytes_per_s * 1e-9;
     r.block_overhead_ns = c.block_overhead_ns;
     r.launch_overhead_ns = c.launch_overhead_ns;
     return r;

@@ -36,6 +36,7 @@ std::string profile_fingerprint(const Hardware& hw) {
     }
     if (c.load_latency_scale != 1.0) cal << " load_latency_scale " << c.load_latency_scale;
     if (c.load_latency_ns_per_byte > 0) cal << " load_latency_ns_per_byte " << c.load_latency_ns_per_byte;
+    if (c.fragment_store_bytes_per_s > 0) cal << " fragment_store_bytes_per_s " << c.fragment_store_bytes_per_s;
     std::snprintf(buf, sizeof buf, "%016llx",
                   static_cast<unsigned long long>(fnv1a64(hardware_to_json(h) + cal.str())));
     return buf;

@@ -120,3 +120,25 @@ TEST_CASE("load latency per byte adds bytes per thread x ns per byte to each exp
     REQUIRE_FALSE(bad.ok());
     CHECK(bad.error().message.find("load_latency_ns_per_byte") != std::string::npos);
 }
+
+TEST_CASE("fragment stores drain at the profile's fragment-store rate", "[sim][stores]") {
+    Hardware hw = test::test_gpu();
+    hw.hbm_latency_ns = hw.l2_latency_ns = 0;
+    hw.calibration.calibrated = true;
+    // 1056 blocks that only store 32 KiB each: 33 MiB, which stays in the 50 MiB L2.
+    test::SimpleLaunch s;
+    s.blocks = 1056;
+    s.store_bytes = 32 * 1024;
+    Launch l = test::make_simple_launch(s);
+    l.fragment_stores = true;
+    const double bytes = 1056.0 * 32 * 1024;
+    const double plain = test::run({l}, hw).total[Metric::gpu_time_duration] - hw.kernel_launch_latency_ns;
+    hw.calibration.fragment_store_bytes_per_s = 0.5e12;  // 11x slower than the 5.5 TB/s L2
+    const double slow = test::run({l}, hw).total[Metric::gpu_time_duration] - hw.kernel_launch_latency_ns;
+    CHECK(slow == Approx(bytes / 0.5e12 * 1e9).epsilon(0.05));
+    CHECK(slow > 8 * plain);
+    // A launch without fragment stores ignores the rate.
+    l.fragment_stores = false;
+    const double unflagged = test::run({l}, hw).total[Metric::gpu_time_duration] - hw.kernel_launch_latency_ns;
+    CHECK(unflagged == Approx(plain));
+}
