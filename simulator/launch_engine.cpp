@@ -17,9 +17,7 @@
 // Pipelining with `stages` = s buffers: mem(j) is issued once comp(j - s) has finished (the
 // buffer it overwrites is free), so loads of iteration i + s - 1 overlap compute of i;
 // comp(j) starts when mem(j) has arrived and comp(j - 1) finished; stores are issued when their
-// comp finishes and the block retires when its loads and compute are done: stores are posted
-// (a warp does not wait for them), so they drain through the L2 and HBM servers while the next
-// block runs, and the launch ends when the last of them has drained. Barriers only order steps,
+// comp finishes and the block retires when all its parts are done. Barriers only order steps,
 // which the phase order already does; they cost nothing extra here.
 #include "simulator/launch_engine.hpp"
 
@@ -179,10 +177,7 @@ WarpModel warp_model(const Rates& r, const Launch& launch, const Residency& res)
     return m;
 }
 
-// kFragStoreServer: the write path of fragment stores (Launch::fragment_stores), whole GPU, at
-// Calibration::fragment_store_bytes_per_s; it runs beside the L2 server, so a launch's loads and
-// its fragment stores proceed concurrently. Unused (no jobs) when the profile does not set it.
-constexpr std::uint32_t kHbmServer = 0, kL2Server = 1, kFragStoreServer = 2, kFirstSmServer = 3;
+constexpr std::uint32_t kHbmServer = 0, kL2Server = 1, kFirstSmServer = 2;
 
 class Engine {
 public:
@@ -267,7 +262,7 @@ void Engine::advance_server(std::uint32_t s) {
     if (now_ > a && srv.jobs() > 0) {
         if (s == kHbmServer) {
             sampler_.add(kHbm, a, now_, srv.throughput());
-        } else if (s == kL2Server || s == kFragStoreServer) {  // fragment stores are L2 bytes too
+        } else if (s == kL2Server) {
             sampler_.add(kL2, a, now_, srv.throughput());
         } else {
             const auto& f = sm_frac_[s - kFirstSmServer];
@@ -495,21 +490,21 @@ bool Engine::issue_store(std::uint32_t slot_id, std::uint32_t phase) {
     const double l2 = static_cast<double>(acc.requested_bytes);
     slot.hbm_bytes += hbm;
     slot.l2_bytes += l2;
-    // Fragment stores (half-sector requests) drain through their own, slower write path.
-    const std::uint32_t l2_server =
-        launch_.fragment_stores && st_.rates.fragment_store_bytes_per_ns > 0 ? kFragStoreServer : kL2Server;
+    // Fragment stores (half-sector requests) drain at their own, slower rate: the L2 server
+    // (capacity = the L2 rate) is given their bytes x L2 rate / fragment rate of work.
+    const double l2_work = launch_.fragment_stores && st_.rates.fragment_store_bytes_per_ns > 0
+                               ? l2 * std::max(1.0, st_.rates.l2_bytes_per_ns / st_.rates.fragment_store_bytes_per_ns)
+                               : l2;
     Job j;
     j.slot = slot_id;
     j.phase = phase;
     j.kind = JobKind::store;
     j.pending = static_cast<std::uint8_t>((hbm > 0) + (l2 > 0));
-    j.latency_ns = 0;
+    j.latency_ns = 0;  // stores are fire-and-forget; only their bandwidth delays the block's exit
     if (j.pending == 0) return true;
-    // Posted: a warp does not wait for its stores, so they do not hold the block's slot; they
-    // drain through the servers (sharing them with everyone's loads) and the launch ends when
-    // they have.
     const std::uint32_t id = new_job(j);
-    if (l2 > 0) add_to_server(l2_server, l2, id);
+    ++slot.outstanding;
+    if (l2 > 0) add_to_server(kL2Server, l2_work, id);
     if (hbm > 0) add_to_server(kHbmServer, hbm, id);
     return false;
 }
@@ -565,7 +560,6 @@ void Engine::advance_block(std::uint32_t slot_id) {
 void Engine::job_complete(std::uint32_t job) {
     const Job j = jobs_[job];
     free_jobs_.push_back(job);
-    if (j.kind == JobKind::store) return;  // posted: its block may be gone already
     Slot& slot = slots_[j.slot];
     --slot.outstanding;
     switch (j.kind) {
@@ -587,7 +581,7 @@ void Engine::job_complete(std::uint32_t job) {
             ++slot.comp_done;
             issue_store(j.slot, j.phase);
             break;
-        case JobKind::store: break;  // not reached (returned above)
+        case JobKind::store: break;
     }
     advance_block(j.slot);
 }
@@ -663,8 +657,6 @@ Result<LaunchResult> Engine::run(double start_ns) {
     sm_frac_.assign(static_cast<std::size_t>(sm_count_), std::array<double, kUnits>{});
     servers_[kHbmServer].configure(r.hbm_bytes_per_ns, std::numeric_limits<double>::infinity());
     servers_[kL2Server].configure(r.l2_bytes_per_ns, r.sm_l2_bytes_per_ns);
-    servers_[kFragStoreServer].configure(r.fragment_store_bytes_per_ns > 0 ? r.fragment_store_bytes_per_ns : 1.0,
-                                         r.sm_l2_bytes_per_ns);
     for (int s = 0; s < sm_count_; ++s)
         servers_[kFirstSmServer + static_cast<std::size_t>(s)].configure(1.0, warp_.on ? warp_.job_cap : 1.0);
     for (auto& s : servers_) s.reset(0);
