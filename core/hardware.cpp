@@ -83,6 +83,9 @@ struct CalSpec {
     const char* name;
     double Calibration::*member;
     CalRule rule;
+    // Optional fields are written only when they differ from their default, so profiles
+    // calibrated before a field existed serialise, and fingerprint, exactly as before.
+    bool optional = false;
 };
 const std::vector<CalSpec>& calibration_specs() {
     static const std::vector<CalSpec> specs = {
@@ -93,14 +96,14 @@ const std::vector<CalSpec>& calibration_specs() {
         {"fp32_efficiency", &Calibration::fp32_efficiency, CalRule::efficiency},
         {"launch_overhead_ns", &Calibration::launch_overhead_ns, CalRule::non_negative},
         {"block_overhead_ns", &Calibration::block_overhead_ns, CalRule::non_negative},
-        {"tensor_flops_per_cycle_per_warp", &Calibration::tensor_flops_per_cycle_per_warp, CalRule::non_negative},
-        {"warp_iteration_ns", &Calibration::warp_iteration_ns, CalRule::non_negative},
-        {"warp_load_issue_ns_per_byte", &Calibration::warp_load_issue_ns_per_byte, CalRule::non_negative},
-        {"warp_overlap_exponent", &Calibration::warp_overlap_exponent, CalRule::efficiency},
+        {"tensor_flops_per_cycle_per_warp", &Calibration::tensor_flops_per_cycle_per_warp, CalRule::non_negative, true},
+        {"warp_iteration_ns", &Calibration::warp_iteration_ns, CalRule::non_negative, true},
+        {"warp_load_issue_ns_per_byte", &Calibration::warp_load_issue_ns_per_byte, CalRule::non_negative, true},
+        {"warp_overlap_exponent", &Calibration::warp_overlap_exponent, CalRule::efficiency, true},
         {"sm_l2_bytes_per_cycle", &Calibration::sm_l2_bytes_per_cycle, CalRule::positive},
-        {"load_latency_scale", &Calibration::load_latency_scale, CalRule::positive},
-        {"load_latency_ns_per_byte", &Calibration::load_latency_ns_per_byte, CalRule::non_negative},
-        {"fragment_store_bytes_per_s", &Calibration::fragment_store_bytes_per_s, CalRule::non_negative},
+        {"load_latency_scale", &Calibration::load_latency_scale, CalRule::positive, true},
+        {"load_latency_ns_per_byte", &Calibration::load_latency_ns_per_byte, CalRule::non_negative, true},
+        {"fragment_store_bytes_per_s", &Calibration::fragment_store_bytes_per_s, CalRule::non_negative, true},
     };
     return specs;
 }
@@ -426,22 +429,9 @@ std::string hardware_to_json(const Hardware& hw) {
     }
     if (hw.calibration.calibrated) {
         json::object cal;
+        static const Calibration defaults;
         for (const CalSpec& c : calibration_specs()) {
-            // Optional: the latency limit is written only when set (0 = none), so profiles
-            // calibrated before it existed serialise, and fingerprint, exactly as before.
-            if (c.member == &Calibration::tensor_flops_per_cycle_per_warp && !(hw.calibration.*(c.member) > 0))
-                continue;
-            // Likewise the warp model's fields: written only when it is on.
-            if ((c.member == &Calibration::warp_iteration_ns || c.member == &Calibration::warp_load_issue_ns_per_byte ||
-                 c.member == &Calibration::warp_overlap_exponent) &&
-                !hw.calibration.warp_model())
-                continue;
-            // And the load latency scale: only when it is not 1.
-            if (c.member == &Calibration::load_latency_scale && hw.calibration.load_latency_scale == 1.0) continue;
-            if (c.member == &Calibration::load_latency_ns_per_byte && !(hw.calibration.load_latency_ns_per_byte > 0))
-                continue;
-            if (c.member == &Calibration::fragment_store_bytes_per_s && !(hw.calibration.fragment_store_bytes_per_s > 0))
-                continue;
+            if (c.optional && hw.calibration.*(c.member) == defaults.*(c.member)) continue;
             cal[c.name] = hw.calibration.*(c.member);
         }
         root["calibration"] = std::move(cal);

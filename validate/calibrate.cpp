@@ -97,7 +97,8 @@ double case_error(const Case& c, const Prediction& p) {
             const double a = p.launches[l].metrics[Metric::gpu_time_duration];
             const double b = ml[l].metrics[Metric::gpu_time_duration];
             usable = a > 0 && b > 0 && std::isfinite(a) && std::isfinite(b);
-            if (usable) s += std::log(a / b) * std::log(a / b);
+            const double e = usable ? std::log(a / b) : 0.0;
+            s += e * e;
         }
         if (usable) return s / static_cast<double>(ml.size());
     }
