@@ -444,4 +444,10 @@ std::string hardware_to_json(const Hardware& hw) {
     return json::serialize(root);
 }
 
+double* calibration_member(Calibration& c, const std::string& name) {
+    for (const CalSpec& spec : calibration_specs())
+        if (name == spec.name) return &(c.*(spec.member));
+    return nullptr;
+}
+
 }  // namespace tilescope

@@ -154,6 +154,9 @@ std::string profile_dir();
 // Serialise a Hardware back to the profile JSON format (values with their source notes,
 // calibration and provenance objects). parse_hardware(hardware_to_json(hw)) reproduces hw.
 std::string hardware_to_json(const Hardware& hw);
+
+// The Calibration field called `name` (its JSON key), or nullptr when there is none.
+double* calibration_member(Calibration& c, const std::string& name);
 // Names of bundled profiles (file stems, calibrated ones as "calibrated/<stem>"), sorted.
 std::vector<std::string> list_bundled_profiles();
 

@@ -20,19 +20,12 @@ namespace tilescope::validate {
 namespace json = boost::json;
 
 Result<double*> calibration_field(Calibration& c, const std::string& name) {
-    if (name == "hbm_efficiency") return &c.hbm_efficiency;
-    if (name == "l2_efficiency") return &c.l2_efficiency;
-    if (name == "smem_efficiency") return &c.smem_efficiency;
-    if (name == "tensor_efficiency") return &c.tensor_efficiency;
-    if (name == "fp32_efficiency") return &c.fp32_efficiency;
-    if (name == "launch_overhead_ns") return &c.launch_overhead_ns;
-    if (name == "block_overhead_ns") return &c.block_overhead_ns;
-    if (name == "tensor_flops_per_cycle_per_warp") return &c.tensor_flops_per_cycle_per_warp;
-    if (name == "warp_iteration_ns") return &c.warp_iteration_ns;
-    if (name == "warp_load_issue_ns_per_byte") return &c.warp_load_issue_ns_per_byte;
-    if (name == "warp_overlap_exponent") return &c.warp_overlap_exponent;
-    if (name == "load_latency_scale") return &c.load_latency_scale;
-    if (name == "load_latency_ns_per_byte") return &c.load_latency_ns_per_byte;
+    // Fittable: the fields calibration_parameter_names() lists (not sm_l2_bytes_per_cycle, a
+    // hardware fact, nor the measured fragment_store_bytes_per_s).
+    const auto& names = calibration_parameter_names();
+    if (std::find(names.begin(), names.end(), name) != names.end()) {
+        if (double* field = calibration_member(c, name)) return field;
+    }
     std::string all;
     for (const auto& n : calibration_parameter_names()) all += (all.empty() ? "" : ", ") + n;
     return make_error("unknown calibration parameter '" + name + "' (known: " + all + ")");
