@@ -39,9 +39,16 @@ struct Calibration {
     //   t_warp = tensor FLOP per warp / (tensor_flops_per_cycle_per_warp x sm_clock)
     //          + warp_iteration_ns                  (only iterations with tensor work)
     //          + warp_load_issue_ns_per_byte x (global bytes the iteration loads / threads per block)
+    //          + warp_smem_read_ns_per_byte x (shared-memory bytes the iteration reads / warps)
+    //          + warp_op_ns x ((FP32 + SFU operations of the iteration) / threads per block)
     // i.e. its mma chain, a fixed cost per iteration of an mma loop (the barrier, the reduction
     // and exp chain of an online softmax, loop control) and the issue of its share of the loads (address
-    // arithmetic plus one 16-byte cp.async per lane). k warps sharing one SM sub-partition
+    // arithmetic plus one 16-byte cp.async per lane), the fragments it reads from shared memory
+    // (ldmatrix issue and the wait before the mma that uses them) and its threads' scalar work
+    // (the online softmax's max, exp, sum and rescale, one dependent chain per thread). The last
+    // two split what a single per-iteration cost cannot tell apart: a GEMM K step (two mma
+    // k-steps, no scalar work) and a flash iteration (a Br x Bc softmax per block) pay very
+    // different fixed costs. k warps sharing one SM sub-partition
     // overlap each other's latencies and deliver k^warp_overlap_exponent times one warp's
     // throughput, so with k resident warps per sub-partition an iteration takes
     // t_warp x k^(1 - exponent) (exponent 1: perfect hiding; 0: none). With the warp model on,
@@ -49,8 +56,11 @@ struct Calibration {
     double warp_iteration_ns = 0.0;
     double warp_load_issue_ns_per_byte = 0.0;
     double warp_overlap_exponent = 1.0;
+    double warp_smem_read_ns_per_byte = 0.0;  // optional: 0 = not part of t_warp (the default)
+    double warp_op_ns = 0.0;                  // optional: 0 = not part of t_warp (the default)
     bool warp_model() const {
-        return warp_iteration_ns > 0 || warp_load_issue_ns_per_byte > 0 || warp_overlap_exponent != 1.0;
+        return warp_iteration_ns > 0 || warp_load_issue_ns_per_byte > 0 || warp_overlap_exponent != 1.0 ||
+               warp_smem_read_ns_per_byte > 0 || warp_op_ns > 0;
     }
     // Simulator: exposed latency of a tile load, as a multiple of the pointer-chase latencies
     // (hbm_latency_ns, l2_latency_ns). A pointer chase times one dependent 4-byte load on an idle

@@ -127,7 +127,10 @@ double tensor_rate(const Rates& r, const Residency& res) {
 //   t_warp = tensor / warps / per-warp tensor rate + warp_iteration_ns   (iterations of an mma
 //            loop, i.e. phases with tensor work: the reduction / softmax / barrier that follows
 //            the mma chain)
-//            + warp_load_issue_ns_per_byte x global load bytes / threads.
+//            + warp_load_issue_ns_per_byte x global load bytes / threads
+//            + warp_smem_read_ns_per_byte x shared-memory bytes read / warps
+//            + warp_op_ns x (FP32 + SFU operations) / threads.
+// The last three apply to every phase (a softmax step has scalar work and loads but no mma).
 // The warps of a block run side by side on the SM's sub-partitions (SMSPs). With W resident
 // warps per SM on a = min(SMSPs, W) sub-partitions, k = W / a warps share each one; k warps
 // overlap each other's latencies and deliver k^g times one warp's throughput (g =
@@ -148,12 +151,16 @@ struct WarpModel {
     double ns_per_tensor_flop_per_warp = 0;  // 0 when no per-warp tensor rate is set
     double iteration_ns = 0;
     double issue_ns_per_load_byte = 0;       // already divided by threads per block
+    double ns_per_smem_read_byte = 0;        // already divided by warps per block
+    double ns_per_op = 0;                    // already divided by threads per block
     double inv_warps = 1;
     double work_scale = 1;                   // k^(1-g) / B
     double job_cap = 1;                      // (k / k_b)^(1-g) / B
-    double work(double tensor, double load_bytes) const {
+    // The serial time of a phase with these block-wide amounts, times work_scale.
+    double work(double tensor, double load_bytes, double smem_read_bytes, double ops) const {
         const double t_warp = (tensor > 0 ? tensor * inv_warps * ns_per_tensor_flop_per_warp + iteration_ns : 0.0) +
-                              issue_ns_per_load_byte * load_bytes;
+                              issue_ns_per_load_byte * load_bytes + ns_per_smem_read_byte * smem_read_bytes +
+                              ns_per_op * ops;
         return t_warp * work_scale;
     }
 };
@@ -171,6 +178,8 @@ WarpModel warp_model(const Rates& r, const Launch& launch, const Residency& res)
     m.ns_per_tensor_flop_per_warp = r.tensor_flops_per_ns_per_warp > 0 ? 1.0 / r.tensor_flops_per_ns_per_warp : 0.0;
     m.iteration_ns = r.warp_iteration_ns;
     m.issue_ns_per_load_byte = r.warp_load_issue_ns_per_byte / std::max(1, launch.threads_per_block);
+    m.ns_per_smem_read_byte = r.warp_smem_read_ns_per_byte / w;
+    m.ns_per_op = r.warp_op_ns / std::max(1, launch.threads_per_block);
     m.inv_warps = 1.0 / w;
     m.work_scale = std::pow(k, e) / b;
     m.job_cap = std::min(1.0, std::pow(k / kb, e) / b);
@@ -244,10 +253,10 @@ private:
     std::vector<Step> scratch_;  // program of the block being loaded
     Status error_;
     mutable std::int64_t max_group_ = 1;  // largest coarsening factor used
-    // load_program's last phase amounts (smem, tensor, fp32, sfu), its global load bytes (warp
-    // model only) and the times derived from them.
+    // load_program's last phase amounts (smem, tensor, fp32, sfu), its global load and shared
+    // memory read bytes (warp model only) and the times derived from them.
     std::array<double, kUnits> memo_amount_{}, memo_frac_{};
-    double memo_load_bytes_ = 0;
+    double memo_load_bytes_ = 0, memo_smem_read_ = 0;
     double memo_comp_ns_ = 0;
     LaunchResult out_;
     // Totals (integers for bytes so that L2-off runs equal analytic() exactly).
@@ -313,7 +322,7 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
         ph.load_begin = ph.load_end = static_cast<std::uint32_t>(slot.loads.size());
         ph.store_begin = ph.store_end = static_cast<std::uint32_t>(slot.stores.size());
         const std::int32_t it = steps[i].iteration;
-        double smem = 0, tensor = 0, fp32 = 0, sfu = 0, load_bytes = 0;
+        double smem = 0, smem_read = 0, tensor = 0, fp32 = 0, sfu = 0, load_bytes = 0;
         for (; i < n && steps[i].iteration == it; ++i) {
             const Step& s = steps[i];
             switch (s.kind) {
@@ -328,7 +337,7 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
                     (s.kind == StepKind::load ? slot.loads : slot.stores).push_back(s.region);
                     break;
                 }
-                case StepKind::smem_read: smem += s.amount; smem_read_ += s.amount; break;
+                case StepKind::smem_read: smem += s.amount; smem_read += s.amount; smem_read_ += s.amount; break;
                 case StepKind::smem_write: smem += s.amount; smem_write_ += s.amount; break;
                 case StepKind::compute:
                     if (s.unit == Unit::tensor) { tensor += s.amount; flops_tensor_ += s.amount; }
@@ -344,7 +353,8 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
         // Consecutive iterations (and blocks) mostly repeat the same amounts: reuse the last
         // phase's times instead of redoing the eight divisions (the same inputs give the same
         // bits, so results are unchanged).
-        if (amount != memo_amount_ || (warp_.on && load_bytes != memo_load_bytes_)) {
+        if (amount != memo_amount_ ||
+            (warp_.on && (load_bytes != memo_load_bytes_ || smem_read != memo_smem_read_))) {
             const std::array<double, kUnits> rate = {r.smem_bytes_per_ns, tensor_flops_per_ns_,
                                                      r.fp32_flops_per_ns, r.sfu_ops_per_ns};
             std::array<double, kUnits> t{};
@@ -360,13 +370,14 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
                 t[u] = amount[u] / rate[u];
                 comp_ns = std::max(comp_ns, t[u]);
             }
-            if (warp_.on) comp_ns = std::max(comp_ns, warp_.work(tensor, load_bytes));
+            if (warp_.on) comp_ns = std::max(comp_ns, warp_.work(tensor, load_bytes, smem_read, fp32 + sfu));
             std::array<double, kUnits> frac{};
             if (comp_ns > 0) {
                 for (std::size_t u = 0; u < kUnits; ++u) frac[u] = t[u] / comp_ns;
             }
             memo_amount_ = amount;
             memo_load_bytes_ = load_bytes;
+            memo_smem_read_ = smem_read;
             memo_comp_ns_ = comp_ns;
             memo_frac_ = frac;
         }

@@ -28,6 +28,8 @@ struct Rates {
     double warp_iteration_ns = 0;             // fixed serial cost of one warp per iteration
     double warp_load_issue_ns_per_byte = 0;   // per global byte loaded per thread of the block
     double warp_overlap_exponent = 1;         // k warps per sub-partition deliver k^this
+    double warp_smem_read_ns_per_byte = 0;    // per shared-memory byte read per warp
+    double warp_op_ns = 0;                    // per FP32/SFU operation per thread
     int sm_subpartitions = 4;
     double fp32_flops_per_ns = 0;      // one SM
     double sfu_ops_per_ns = 0;         // one SM

@@ -25,9 +25,10 @@
 //    default): an SM's tensor rate is at most resident warps x that per-warp rate, so blocks of
 //    few warps (or few resident blocks) are latency-bound rather than throughput-bound.
 //  * Warp model (calibration.warp_iteration_ns, warp_load_issue_ns_per_byte,
-//    warp_overlap_exponent; off by default): an iteration of a block takes at least the serial
-//    time of one of its warps (its mma chain, a fixed per-iteration cost, its share of the load
-//    issue), stretched by k^(1 - exponent) for k resident warps per SM sub-partition
+//    warp_smem_read_ns_per_byte, warp_op_ns, warp_overlap_exponent; off by default): an
+//    iteration of a block takes at least the serial time of one of its warps (its mma chain, a
+//    fixed per-iteration cost, its share of the load issue, of the shared-memory reads and of
+//    the scalar FP32/SFU work), stretched by k^(1 - exponent) for k resident warps per SM sub-partition
 //    (launch_engine.cpp WarpModel).
 //
 // Deliberately left out: instruction-level timing inside a block (warp scheduling, register
@@ -79,11 +80,12 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
         !std::isfinite(c.warp_iteration_ns) || !(c.warp_load_issue_ns_per_byte >= 0) ||
         !std::isfinite(c.warp_load_issue_ns_per_byte) || !(c.load_latency_ns_per_byte >= 0) ||
         !std::isfinite(c.load_latency_ns_per_byte) || !(c.fragment_store_bytes_per_s >= 0) ||
-        !std::isfinite(c.fragment_store_bytes_per_s)) {
+        !std::isfinite(c.fragment_store_bytes_per_s) || !(c.warp_smem_read_ns_per_byte >= 0) ||
+        !std::isfinite(c.warp_smem_read_ns_per_byte) || !(c.warp_op_ns >= 0) || !std::isfinite(c.warp_op_ns)) {
         return make_error("profile " + hw.name +
                           ": l2_bytes, latencies, overheads, calibration.tensor_flops_per_cycle_per_warp, "
-                          "warp_iteration_ns, warp_load_issue_ns_per_byte, load_latency_ns_per_byte and "
-                          "fragment_store_bytes_per_s must be >= 0");
+                          "warp_iteration_ns, warp_load_issue_ns_per_byte, warp_smem_read_ns_per_byte, "
+                          "warp_op_ns, load_latency_ns_per_byte and fragment_store_bytes_per_s must be >= 0");
     }
     if (!(c.warp_overlap_exponent > 0 && c.warp_overlap_exponent <= 1)) {
         return make_error("profile " + hw.name + ": calibration.warp_overlap_exponent must be in (0, 1] (got " +
@@ -104,6 +106,8 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
     r.warp_iteration_ns = c.warp_iteration_ns;
     r.warp_load_issue_ns_per_byte = c.warp_load_issue_ns_per_byte;
     r.warp_overlap_exponent = c.warp_overlap_exponent;
+    r.warp_smem_read_ns_per_byte = c.warp_smem_read_ns_per_byte;
+    r.warp_op_ns = c.warp_op_ns;
     r.sm_subpartitions = std::max(1, hw.sm_subpartitions);
     r.fp32_flops_per_ns = hw.fp32_flops_per_s / sms * c.fp32_efficiency * 1e-9;
     r.sfu_ops_per_ns = hw.sfu_ops_per_s / sms * 1e-9;

@@ -39,7 +39,9 @@ bool is_efficiency(const std::string& name) {
 }
 // Below this a positive parameter is physically "none" (its log-space floor).
 double floor_of(const std::string& name) {
-    if (name == "warp_load_issue_ns_per_byte" || name == "load_latency_ns_per_byte") return 1e-3;
+    if (name == "warp_load_issue_ns_per_byte" || name == "load_latency_ns_per_byte" ||
+        name == "warp_smem_read_ns_per_byte" || name == "warp_op_ns")
+        return 1e-3;
     if (name == "load_latency_scale") return 0.05;
     return 1.0;
 }
@@ -70,6 +72,10 @@ double fit_start(const std::string& name, double v) {
     // Loaded tile latency: start at twice the pointer chase.
     if (name == "load_latency_scale" && v == 1.0) return 2.0;
     if (name == "load_latency_ns_per_byte" && v <= 0) return 1.0;
+    // ~0.05 ns per fragment byte a warp reads (an ldmatrix.x4, 512 B, every ~13 cycles) and
+    // ~0.5 ns per scalar operation (a dependent FP32 chain, ~2 cycles each at half overlap).
+    if (name == "warp_smem_read_ns_per_byte" && v <= 0) return 0.05;
+    if (name == "warp_op_ns" && v <= 0) return 0.5;
     return v;
 }
 double from_free(const std::string& name, double u) {

@@ -33,6 +33,9 @@ std::string profile_fingerprint(const Hardware& hw) {
     if (c.warp_model()) {
         cal << " warp_iteration_ns " << c.warp_iteration_ns << " warp_load_issue_ns_per_byte "
             << c.warp_load_issue_ns_per_byte << " warp_overlap_exponent " << c.warp_overlap_exponent;
+        // Newer optional warp-model terms: only when set (older fingerprints unchanged).
+        if (c.warp_smem_read_ns_per_byte > 0) cal << " warp_smem_read_ns_per_byte " << c.warp_smem_read_ns_per_byte;
+        if (c.warp_op_ns > 0) cal << " warp_op_ns " << c.warp_op_ns;
     }
     if (c.load_latency_scale != 1.0) cal << " load_latency_scale " << c.load_latency_scale;
     if (c.load_latency_ns_per_byte > 0) cal << " load_latency_ns_per_byte " << c.load_latency_ns_per_byte;

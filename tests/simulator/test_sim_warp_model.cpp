@@ -1,7 +1,8 @@
 // The warp model (Calibration::warp_iteration_ns, warp_load_issue_ns_per_byte,
-// warp_overlap_exponent; simulator/launch_engine.cpp WarpModel): an iteration of a block takes
-// at least one warp's serial time
-//   t_warp = tensor / warps / per-warp rate + warp_iteration_ns + issue x load bytes / threads,
+// warp_smem_read_ns_per_byte, warp_op_ns, warp_overlap_exponent; simulator/launch_engine.cpp
+// WarpModel): an iteration of a block takes at least one warp's serial time
+//   t_warp = tensor / warps / per-warp rate + warp_iteration_ns + issue x load bytes / threads
+//            + smem_read x shared-memory bytes read / warps + op x (FP32 + SFU ops) / threads,
 // stretched by k^(1 - exponent) for k resident warps per SM sub-partition.
 #include <catch2/catch.hpp>
 
@@ -16,6 +17,33 @@ using namespace tilescope;
 namespace {
 
 Prediction run(const Launch& l, const Hardware& hw) { return test::run({l}, hw); }
+
+// Adds, after every tensor step, a shared-memory read of `smem_read` bytes and `fp32` FP32
+// operations (block-wide amounts) to the same iteration.
+Launch with_smem_and_ops(Launch l, double smem_read, double fp32) {
+    auto base = l.program;
+    l.program = [base, smem_read, fp32](std::int64_t block, std::vector<Step>& out) {
+        base(block, out);
+        std::vector<Step> with;
+        for (const Step& st : out) {
+            with.push_back(st);
+            if (st.kind != StepKind::compute || st.unit != Unit::tensor) continue;
+            Step r;
+            r.kind = StepKind::smem_read;
+            r.iteration = st.iteration;
+            r.amount = smem_read;
+            with.push_back(r);
+            Step c;
+            c.kind = StepKind::compute;
+            c.unit = Unit::fp32;
+            c.iteration = st.iteration;
+            c.amount = fp32;
+            with.push_back(c);
+        }
+        out = std::move(with);
+    };
+    return l;
+}
 
 double duration(const Launch& l, const Hardware& hw) { return run(l, hw).total[Metric::gpu_time_duration]; }
 
@@ -68,6 +96,42 @@ TEST_CASE("warp model: a serial-bound block takes iterations x t_warp x k^(1-g)"
     // Exponent 1 (perfect overlap): the four blocks cost no more than one (but their 4x loads).
     hw.calibration.warp_overlap_exponent = 1.0;
     CHECK(duration(four, hw) == Approx(duration(one, hw)).epsilon(0.02));
+}
+
+TEST_CASE("warp model: shared-memory reads per warp and scalar ops per thread add exactly their serial time",
+          "[sim][warp_model]") {
+    Hardware hw = quiet_gpu();
+    const double flops = 4e7;
+    const std::int64_t iters = 4;
+    hw.calibration.tensor_flops_per_cycle_per_warp = 64;
+    hw.calibration.warp_iteration_ns = 300;
+    hw.calibration.warp_overlap_exponent = 0.5;
+    const double per_warp_flops_per_ns = 64 * hw.sm_clock_hz * 1e-9;
+    // 132 blocks of 8 warps (k = 2): 64 KiB of fragments read per iteration (8 KiB per warp) and
+    // 100 FP32 operations per thread; the smem and FP32 pipes need well under 1% of the serial time.
+    const Launch l = with_smem_and_ops(test::tensor_launch(132, 256, flops, iters), 65536.0, 256.0 * 100);
+    const double t_warp = flops / 8 / per_warp_flops_per_ns + 300;
+    CHECK(duration(l, hw) == Approx(iters * t_warp * std::sqrt(2.0)).epsilon(0.01));
+    // Off (0, the default) they change nothing: the same as the launch without the extra steps.
+    const Launch plain = test::tensor_launch(132, 256, flops, iters);
+    CHECK(duration(l, hw) == Approx(duration(plain, hw)).epsilon(0.005));
+
+    hw.calibration.warp_smem_read_ns_per_byte = 0.5;  // 8 KiB per warp: +4096 ns
+    CHECK(duration(l, hw) == Approx(iters * (t_warp + 4096) * std::sqrt(2.0)).epsilon(0.01));
+    hw.calibration.warp_op_ns = 2;                    // 100 ops per thread: +200 ns
+    CHECK(duration(l, hw) == Approx(iters * (t_warp + 4096 + 200) * std::sqrt(2.0)).epsilon(0.01));
+    // Per warp, not per block: with twice the warps (same block-wide amounts) each warp reads
+    // and computes half as much.
+    const Launch wide = with_smem_and_ops(test::tensor_launch(132, 512, flops, iters), 65536.0, 256.0 * 100);
+    const double t_warp16 = flops / 16 / per_warp_flops_per_ns + 300 + 2048 + 100;
+    CHECK(duration(wide, hw) == Approx(iters * t_warp16 * std::pow(4.0, 0.5)).epsilon(0.01));
+    // Either alone switches the warp model on.
+    Calibration c;
+    c.warp_op_ns = 1;
+    CHECK(c.warp_model());
+    c = Calibration{};
+    c.warp_smem_read_ns_per_byte = 1;
+    CHECK(c.warp_model());
 }
 
 TEST_CASE("warp model: pipe throughput still bounds a block with many fast warps", "[sim][warp_model]") {
@@ -128,6 +192,18 @@ TEST_CASE("warp model: profile fields are optional, round-trip, and are range-ch
     auto bad = parse_hardware(text, "test");
     REQUIRE_FALSE(bad.ok());
     CHECK(bad.error().message.find("warp_overlap_exponent") != std::string::npos);
+
+    hw.calibration.warp_smem_read_ns_per_byte = 0.0625;
+    hw.calibration.warp_op_ns = 0.375;
+    back = parse_hardware(hardware_to_json(hw), "test");
+    REQUIRE(back.ok());
+    CHECK(back->calibration.warp_smem_read_ns_per_byte == 0.0625);
+    CHECK(back->calibration.warp_op_ns == 0.375);
+    hw.calibration.warp_op_ns = -0.5;
+    auto neg_op = sim::simulate(test::test_workload(), {test::tensor_launch(1, 64, 1e3)}, hw, sim::Options{});
+    REQUIRE_FALSE(neg_op.ok());
+    CHECK(neg_op.error().message.find("warp_op_ns") != std::string::npos);
+    hw.calibration.warp_op_ns = 0;
 
     hw.calibration.warp_iteration_ns = -1;
     auto neg = sim::simulate(test::test_workload(), {test::tensor_launch(1, 64, 1e3)}, hw, sim::Options{});
