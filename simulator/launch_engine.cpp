@@ -60,6 +60,9 @@ struct Job {
     JobKind kind = JobKind::mem;
     std::uint8_t pending = 0;  // server parts not yet served
     double latency_ns = 0;
+    // Loads: the earliest the data can be back, issue + the job's uncontended transfer time +
+    // latency. Queueing in the servers overlaps the latency (see part_served).
+    double earliest_done_ns = 0;
 };
 
 struct Slot {
@@ -464,6 +467,11 @@ bool Engine::issue_mem(std::uint32_t slot_id, std::uint32_t phase) {
         j.latency_ns += st_.rates.load_latency_ns_per_byte * l2 / std::max(1, launch_.threads_per_block);
     }
     if (j.pending == 0 && j.latency_ns <= 0) return true;
+    // Uncontended transfer time: the job alone at each server's per-job rate.
+    double alone_ns = 0;
+    if (l2 > 0) alone_ns = std::max(alone_ns, l2 / servers_[kL2Server].solo_rate());
+    if (hbm > 0) alone_ns = std::max(alone_ns, hbm / servers_[kHbmServer].solo_rate());
+    j.earliest_done_ns = now_ + alone_ns + j.latency_ns;
     const std::uint32_t id = new_job(j);
     ++slot.outstanding;
     if (j.pending == 0) {
@@ -597,12 +605,23 @@ void Engine::job_complete(std::uint32_t job) {
     advance_block(j.slot);
 }
 
+// A load is back at max(served, issue + uncontended transfer + latency): the latency is the
+// round trip of an unloaded memory system, and time spent queueing behind other blocks' bytes is
+// spent inside that round trip, not after it (the bound-and-bottleneck form of Little's law:
+// with N blocks each keeping b bytes in flight, a step takes max(latency, N b / bandwidth), not
+// their sum). An uncontended load is unchanged: served = issue + transfer, then the latency.
+// Without this the simulator's identical blocks, which finish their shared-bandwidth transfers
+// together, would all wait out the latency while the memory idles, and a bandwidth-bound
+// kernel with short loads (softmax) could never reach the bandwidth it is measured at.
 bool Engine::part_served(std::uint32_t job) {
     Job& j = jobs_[job];
     if (--j.pending > 0) return false;
     if (j.latency_ns > 0) {
-        push(now_ + j.latency_ns, EventKind::job, job);
-        return false;
+        const double at = std::max(now_, j.earliest_done_ns);
+        if (at > now_) {
+            push(at, EventKind::job, job);
+            return false;
+        }
     }
     job_complete(job);
     return true;

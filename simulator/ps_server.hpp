@@ -38,6 +38,8 @@ public:
 
     // Rate of one job in service (work units per ns).
     double job_rate() const { return n_ == 0 ? 0.0 : std::min(capacity_ / static_cast<double>(n_), cap_); }
+    // Rate of a job alone in service.
+    double solo_rate() const { return std::min(capacity_, cap_); }
     // Total work served per ns right now.
     double throughput() const { return job_rate() * static_cast<double>(n_); }
     std::uint32_t jobs() const { return n_; }

@@ -142,3 +142,47 @@ TEST_CASE("fragment stores drain at the profile's fragment-store rate", "[sim][s
     const double unflagged = test::run({l}, hw).total[Metric::gpu_time_duration];
     CHECK(unflagged == Approx(plain));
 }
+
+// Latency overlaps queueing (simulator/launch_engine.cpp Engine::part_served): a load is back at
+// max(served, issue + uncontended transfer + latency). Bound-and-bottleneck law: with N blocks
+// each keeping b bytes in flight and one stage (no prefetch), a step takes
+// max(latency + b / per-block rate, N b / bandwidth), not their sum.
+TEST_CASE("latency overlaps queueing: bandwidth-bound short loads reach the bandwidth, a lone block pays the latency",
+          "[sim][latency]") {
+    Hardware hw = test::test_gpu();
+    hw.calibration.calibrated = true;
+    hw.l2_bytes = 1 << 20;  // block-private data streams from HBM (no reuse in the L2)
+    test::SimpleLaunch s;
+    s.threads = 128;
+    s.regs = 32;
+    s.stages = 1;
+    s.iterations = 64;
+    s.load_bytes = 2048;  // 16 B per thread per step, like a softmax step
+
+    // 16 blocks per SM: 2112 x 2 KiB = 4.3 MB in flight, 1.3 us at 3.35 TB/s, twice the 600 ns
+    // HBM latency. The sum would make each step 1.9 us; the overlap leaves the bandwidth time.
+    s.blocks = 132 * 16;
+    const Launch many = test::make_simple_launch(s);
+    const double bytes = static_cast<double>(s.blocks * s.iterations * s.load_bytes);
+    const double ideal = bytes / hw.hbm_bandwidth_bytes_per_s * 1e9;
+    const double t_many = test::run({many}, hw, false).total[Metric::gpu_time_duration];
+    // (The HBM never idles: each block issues its next load the moment its last one is back.)
+    CHECK(t_many >= ideal * (1 - 1e-9));
+    CHECK(t_many < ideal * 1.02);
+    // A longer latency does not slow it while the queue is longer than the latency...
+    Hardware slower = hw;
+    slower.hbm_latency_ns = 1000;
+    CHECK(test::run({many}, slower, false).total[Metric::gpu_time_duration] == Approx(t_many).epsilon(0.03));
+    // ...and makes it latency-bound once it is longer: 64 steps of (latency + a little).
+    slower.hbm_latency_ns = 4000;
+    const double t_latency = test::run({many}, slower, false).total[Metric::gpu_time_duration];
+    CHECK(t_latency >= 64 * 4000.0);
+    CHECK(t_latency < 64 * 4000.0 * 1.1);
+
+    // One block: nothing to queue behind, every step pays transfer + latency (unchanged).
+    s.blocks = 1;
+    const Launch one = test::make_simple_launch(s);
+    const double t_one = test::run({one}, hw, false).total[Metric::gpu_time_duration];
+    CHECK(t_one >= 64 * hw.hbm_latency_ns);
+    CHECK(t_one < 64 * (hw.hbm_latency_ns + 50.0));
+}
