@@ -19,8 +19,9 @@
 //     still reported on total times)
 //     by Nelder-Mead over the parameters in `fit` (default: launch_overhead_ns,
 //     block_overhead_ns, tensor_efficiency, tensor_flops_per_cycle_per_warp and the warp model's
-//     warp_iteration_ns, warp_load_issue_ns_per_byte, warp_overlap_exponent, and
-//     load_latency_scale; efficiencies without a microbenchmark join the fit).
+//     warp_iteration_ns, warp_load_issue_ns_per_byte, warp_smem_read_ns_per_byte, warp_op_ns,
+//     warp_overlap_exponent, and load_latency_scale, load_latency_ns_per_byte; efficiencies
+//     without a microbenchmark join the fit).
 //     tensor_flops_per_cycle_per_warp, the warp model's times and the latency scale are fitted
 //     in log space like the overheads (start: 128 FLOP/cycle/warp, one mma.sync per 32 cycles;
 //     300 ns per iteration; 1 ns per byte; twice the pointer-chase latency); the overlap
@@ -63,7 +64,8 @@ struct CalibrateOptions {
                                     "tensor_efficiency",      "tensor_flops_per_cycle_per_warp",
                                     "warp_iteration_ns",      "warp_load_issue_ns_per_byte",
                                     "warp_overlap_exponent",  "load_latency_scale",
-                                    "load_latency_ns_per_byte"};
+                                    "load_latency_ns_per_byte", "warp_smem_read_ns_per_byte",
+                                    "warp_op_ns"};
     int max_evaluations = 120;   // Nelder-Mead objective evaluations (each predicts every fit case)
     int max_fit_cases = 0;       // 0 = every training case; else this many training cases, the
                                  // cheapest to simulate (simulation_cost), to bound the fit's cost
