@@ -69,7 +69,11 @@ int run_calibrate(int argc, char** argv) {
          "comma-separated Calibration fields to fit (efficiencies without a microbenchmark are added)")
         ("start", po::value<std::string>(),
          "where the search starts, NAME=VALUE,... for fitted parameters (e.g. an earlier fit's result)")
-        ("max-evals", po::value<int>()->default_value(defaults.max_evaluations), "Nelder-Mead evaluations")
+        ("method", po::value<std::string>()->default_value("lm"),
+         "lm (Levenberg-Marquardt on the per-case log errors; a Jacobian costs one evaluation per fitted "
+         "parameter, predicted side by side) or nelder-mead")
+        ("max-evals", po::value<int>()->default_value(defaults.max_evaluations),
+         "parameter points evaluated (each predicts every fit case)")
         ("max-fit-cases", po::value<int>()->default_value(0),
          "0 = every training case, else this many training cases, the cheapest to simulate")
         ("min-per-family", po::value<int>()->default_value(0),
@@ -135,6 +139,13 @@ int run_calibrate(int argc, char** argv) {
     validate::CalibrateOptions co;
     co.fit = split_list(vm["fit"].as<std::string>());
     co.max_evaluations = max_evals;
+    if (const std::string method = vm["method"].as<std::string>(); method == "lm") {
+        co.method = validate::FitMethod::levenberg_marquardt;
+    } else if (method == "nelder-mead") {
+        co.method = validate::FitMethod::nelder_mead;
+    } else {
+        return cli_fail(2, "calibrate: --method must be lm or nelder-mead (got '" + method + "')");
+    }
     if (vm.count("start") != 0)
         for (const auto& item : split_list(vm["start"].as<std::string>())) {
             const auto eq = item.find('=');

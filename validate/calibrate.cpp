@@ -85,24 +85,34 @@ double from_free(const std::string& name, double u) {
 
 }  // namespace
 
-double case_error(const Case& c, const Prediction& p) {
-    const double t = quantity_of(p, Quantity::time);
-    if (!(t > 0) || !std::isfinite(t)) return NAN;
+std::vector<double> case_residuals(const Case& c, const Prediction& p) {
     const auto& ml = c.measured.launches;
+    std::vector<double> out(std::max<std::size_t>(1, ml.size()), 0.0);
+    const double t = quantity_of(p, Quantity::time);
+    if (!(t > 0) || !std::isfinite(t)) {
+        std::fill(out.begin(), out.end(), NAN);
+        return out;
+    }
     if (ml.size() > 1 && ml.size() == p.launches.size()) {
-        double s = 0;
+        const double w = 1.0 / std::sqrt(static_cast<double>(ml.size()));
         bool usable = true;
         for (std::size_t l = 0; l < ml.size() && usable; ++l) {
             const double a = p.launches[l].metrics[Metric::gpu_time_duration];
             const double b = ml[l].metrics[Metric::gpu_time_duration];
             usable = a > 0 && b > 0 && std::isfinite(a) && std::isfinite(b);
-            const double e = usable ? std::log(a / b) : 0.0;
-            s += e * e;
+            out[l] = usable ? w * std::log(a / b) : 0.0;
         }
-        if (usable) return s / static_cast<double>(ml.size());
+        if (usable) return out;
+        std::fill(out.begin(), out.end(), 0.0);
     }
-    const double l = std::log(t / quantity_of(c.measured, Quantity::time));
-    return l * l;
+    out[0] = std::log(t / quantity_of(c.measured, Quantity::time));
+    return out;
+}
+
+double case_error(const Case& c, const Prediction& p) {
+    double s = 0;
+    for (const double r : case_residuals(c, p)) s += r * r;
+    return s;
 }
 
 namespace {
@@ -123,6 +133,34 @@ Predicted predict_times(const std::vector<const Case*>& cases, const Hardware& h
             if (!p) continue;
             out.time[i] = quantity_of(*p, Quantity::time);
             out.error[i] = case_error(*cases[i], *p);
+        }
+    };
+    std::vector<std::thread> pool;
+    for (int j = 1; j < std::max(1, jobs); ++j) pool.emplace_back(worker);
+    worker();
+    for (auto& t : pool) t.join();
+    return out;
+}
+
+// The stacked case_residuals of `cases` for each of `hws` (one vector per profile), on `jobs`
+// threads over profiles x cases, so a batch of fit points keeps every thread busy even when one
+// case costs far more than the rest (`cases` is ordered most expensive first).
+std::vector<std::vector<double>> predict_residuals(const std::vector<const Case*>& cases,
+                                                   const std::vector<Hardware>& hws, const Predictor& predict,
+                                                   int jobs) {
+    std::vector<std::size_t> offset(cases.size() + 1, 0);
+    for (std::size_t i = 0; i < cases.size(); ++i)
+        offset[i + 1] = offset[i] + std::max<std::size_t>(1, cases[i]->measured.launches.size());
+    std::vector<std::vector<double>> out(hws.size(), std::vector<double>(offset.back(), NAN));
+    const std::size_t tasks = cases.size() * hws.size();
+    std::atomic<std::size_t> next{0};
+    auto worker = [&] {
+        for (std::size_t t = next++; t < tasks; t = next++) {
+            const std::size_t i = t / hws.size(), k = t % hws.size();  // case-major: costly cases first
+            auto p = predict(cases[i]->measured.workload, hws[k]);
+            if (!p) continue;
+            const std::vector<double> r = case_residuals(*cases[i], *p);
+            std::copy(r.begin(), r.end(), out[k].begin() + static_cast<std::ptrdiff_t>(offset[i]));
         }
     };
     std::vector<std::thread> pool;
@@ -305,31 +343,52 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
     };
     const auto t0 = std::chrono::steady_clock::now();
     bool out_of_time = false;
-    NelderMeadOptions nm;
-    nm.stop = [&] {
+    auto stop = [&] {
         if (options.time_budget_s <= 0) return false;
         out_of_time = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() >
                       options.time_budget_s;
         return out_of_time;
     };
-    nm.max_evaluations = options.max_evaluations;
-    nm.initial_step = 0.5;
-    nm.tolerance = 1e-6;
-    // Nelder-Mead restarted from its best point while it still improves: a fresh simplex
-    // escapes the collapse that flat directions (a parameter that binds no case) cause.
-    Minimum m{start, objective(start), 1, true};
-    while (!fit.empty() && m.evaluations < options.max_evaluations && !out_of_time) {
-        nm.max_evaluations = options.max_evaluations - m.evaluations;
-        const Minimum next = nelder_mead(objective, m.x, nm);
-        const bool improved = next.value < m.value * (1 - 1e-6) - 1e-15;
-        const int used = m.evaluations + next.evaluations;
-        if (next.value <= m.value) m = next;
-        m.evaluations = used;
-        if (!improved) {
-            m.converged = next.converged;
-            break;
+    Minimum m{start, 0, 0, true};
+    if (fit.empty()) {
+        // Nothing to fit: the microbenchmarks alone.
+    } else if (options.method == FitMethod::levenberg_marquardt) {
+        // Least squares on the stacked residuals; the n neighbours of a Jacobian and the damped
+        // trial steps are each predicted as one batch (points x cases in parallel).
+        const double scale = 1.0 / std::sqrt(static_cast<double>(train.size()));  // |r|^2 = objective
+        const ResidualBatch residuals = [&](const std::vector<std::vector<double>>& points) {
+            std::vector<Hardware> hws(points.size(), r.hw);
+            for (std::size_t k = 0; k < points.size(); ++k) apply(hws[k], points[k]);
+            auto out = predict_residuals(train, hws, predict, options.jobs);
+            for (auto& v : out)
+                for (double& x : v) x *= scale;
+            return out;
+        };
+        LeastSquaresOptions lm;
+        lm.max_evaluations = options.max_evaluations;
+        lm.stop = stop;
+        m = levenberg_marquardt(residuals, start, lm);
+    } else {
+        NelderMeadOptions nm;
+        nm.stop = stop;
+        nm.initial_step = 0.5;
+        nm.tolerance = 1e-6;
+        // Nelder-Mead restarted from its best point while it still improves: a fresh simplex
+        // escapes the collapse that flat directions (a parameter that binds no case) cause.
+        m = Minimum{start, objective(start), 1, true};
+        while (m.evaluations < options.max_evaluations && !out_of_time) {
+            nm.max_evaluations = options.max_evaluations - m.evaluations;
+            const Minimum next = nelder_mead(objective, m.x, nm);
+            const bool improved = next.value < m.value * (1 - 1e-6) - 1e-15;
+            const int used = m.evaluations + next.evaluations;
+            if (next.value <= m.value) m = next;
+            m.evaluations = used;
+            if (!improved) {
+                m.converged = next.converged;
+                break;
+            }
+            m.converged = false;
         }
-        m.converged = false;
     }
     apply(r.hw, m.x);
     r.evaluations = m.evaluations;
@@ -338,7 +397,7 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
     for (std::size_t i = 0; i < fit.size(); ++i)
         r.parameters.push_back({fit[i], *fields[i],
                                 "fitted: least squares on ln(t_pred/t_meas) (per launch for multi-launch cases) over " +
-                                    std::to_string(train.size()) + " training cases (Nelder-Mead, " +
+                                    std::to_string(train.size()) + " training cases (" + method_name(options.method) + ", " +
                                     std::to_string(m.evaluations) + " evaluations)"});
     cal.calibrated = true;
 
@@ -362,7 +421,7 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
                                              : std::string()) +
                                         "; listed in the fit report's residuals)"
                                   : std::string());
-    prov["fit"] = "Nelder-Mead on mean squared ln(t_pred/t_meas), per launch for multi-launch cases; total-time rms " + sci(r.rms_log_error_before) +
+    prov["fit"] = method_name(options.method) + " on mean squared ln(t_pred/t_meas), per launch for multi-launch cases; total-time rms " + sci(r.rms_log_error_before) +
                   " -> " + sci(r.rms_log_error_after) + ", time MAPE " + sci(100 * r.mape_before) + "% -> " +
                   sci(100 * r.mape_after) + "% (training)";
     prov["fitted_parameters"] = fitted;

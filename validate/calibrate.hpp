@@ -17,7 +17,7 @@
 //     contributes the mean of its launches' ( ln(t_pred,l / t_meas,l) )^2 instead, so that a
 //     launch predicted too fast cannot hide behind one predicted too slow (rms and MAPE are
 //     still reported on total times)
-//     by Nelder-Mead over the parameters in `fit` (default: launch_overhead_ns,
+//     by Levenberg-Marquardt (or Nelder-Mead, CalibrateOptions::method) over the parameters in `fit` (default: launch_overhead_ns,
 //     block_overhead_ns, tensor_efficiency, tensor_flops_per_cycle_per_warp and the warp model's
 //     warp_iteration_ns, warp_load_issue_ns_per_byte, warp_smem_read_ns_per_byte, warp_op_ns,
 //     warp_overlap_exponent, and load_latency_scale, load_latency_ns_per_byte; efficiencies
@@ -54,10 +54,20 @@ inline const std::vector<std::string>& calibration_parameter_names() {
 }
 Result<double*> calibration_field(Calibration& c, const std::string& name);
 
-// The fit's squared error of one case (see 2. above): ln(t_pred / t_meas)^2 of the total time,
-// or the mean over launches of each launch's ln^2 when the measurement has every launch's time
-// (same launch count, all > 0). NaN when the prediction has no usable time.
+// The fit's residuals of one case (see 2. above), one per measured launch (at least one):
+// ln(t_pred,l / t_meas,l) / sqrt(launches) when the measurement has every launch's time (same
+// launch count, all > 0), else ln(t_pred / t_meas) of the total time followed by zeros. All NaN
+// when the prediction has no usable time. Their sum of squares is the case's squared error:
 double case_error(const Case& c, const Prediction& p);
+std::vector<double> case_residuals(const Case& c, const Prediction& p);
+
+// The search: Levenberg-Marquardt on the stacked residuals (default: a Jacobian costs one point
+// per parameter and all of them, and the damped steps, are predicted side by side), or
+// Nelder-Mead on their mean square (the method of the fits before 2026-11-24).
+enum class FitMethod { levenberg_marquardt, nelder_mead };
+inline std::string method_name(FitMethod m) {
+    return m == FitMethod::levenberg_marquardt ? "Levenberg-Marquardt" : "Nelder-Mead";
+}
 
 struct CalibrateOptions {
     std::vector<std::string> fit = {"launch_overhead_ns",     "block_overhead_ns",
@@ -66,7 +76,8 @@ struct CalibrateOptions {
                                     "warp_overlap_exponent",  "load_latency_scale",
                                     "load_latency_ns_per_byte", "warp_smem_read_ns_per_byte",
                                     "warp_op_ns"};
-    int max_evaluations = 120;   // Nelder-Mead objective evaluations (each predicts every fit case)
+    FitMethod method = FitMethod::levenberg_marquardt;
+    int max_evaluations = 120;   // parameter points evaluated (each predicts every fit case)
     int max_fit_cases = 0;       // 0 = every training case; else this many training cases, the
                                  // cheapest to simulate (simulation_cost), to bound the fit's cost
     int min_per_family = 0;      // with max_fit_cases: the fit set holds at least this many

@@ -93,6 +93,65 @@ TEST_CASE("calibrate recovers the parameters that generated the data", "[validat
     CHECK(fit_report_json(*r).find("\"residuals\"") != std::string::npos);
 }
 
+TEST_CASE("both fit methods recover the generating parameters; LM with fewer points", "[validate][calibrate]") {
+    Calibration truth;
+    truth.tensor_efficiency = 0.62;
+    truth.launch_overhead_ns = 3000;
+    truth.block_overhead_ns = 400;
+    const Dataset d = toy_data(truth);
+    Hardware base;
+    base.name = "toy";
+    CalibrateOptions o;
+    o.fit = {"tensor_efficiency", "launch_overhead_ns", "block_overhead_ns", "hbm_efficiency",
+             "l2_efficiency", "smem_efficiency", "fp32_efficiency"};
+    o.max_evaluations = 600;
+    int evaluations[2] = {0, 0};
+    for (const FitMethod method : {FitMethod::levenberg_marquardt, FitMethod::nelder_mead}) {
+        o.method = method;
+        auto r = calibrate(d, base, toy(), o);
+        REQUIRE(r.ok());
+        CHECK(r->hw.calibration.tensor_efficiency == Approx(0.62).epsilon(0.02));
+        CHECK(r->hw.calibration.launch_overhead_ns == Approx(3000).epsilon(0.05));
+        CHECK(r->hw.calibration.block_overhead_ns == Approx(400).epsilon(0.05));
+        CHECK(r->rms_log_error_after < 0.01);
+        CHECK(r->hw.provenance.at("fit").find(method_name(method)) == 0);
+        evaluations[method == FitMethod::nelder_mead] = r->evaluations;
+    }
+    CHECK(evaluations[0] < evaluations[1]);
+}
+
+TEST_CASE("case residuals: their sum of squares is the case error", "[validate][calibrate]") {
+    Case c;
+    c.measured.total[Metric::gpu_time_duration] = 4000;
+    c.measured.launches.resize(3);
+    Prediction p;
+    p.total[Metric::gpu_time_duration] = 3700;
+    p.launches.resize(3);
+    const double meas[3] = {1000, 2500, 500}, pred[3] = {2000, 1000, 700};
+    for (int l = 0; l < 3; ++l) {
+        c.measured.launches[l].metrics[Metric::gpu_time_duration] = meas[l];
+        p.launches[l].metrics[Metric::gpu_time_duration] = pred[l];
+    }
+    auto sum_sq = [](const std::vector<double>& r) {
+        double s = 0;
+        for (double x : r) s += x * x;
+        return s;
+    };
+    auto r = case_residuals(c, p);
+    REQUIRE(r.size() == 3);
+    CHECK(r[0] == Approx(std::log(2.0) / std::sqrt(3.0)));
+    CHECK(sum_sq(r) == Approx(case_error(c, p)));
+    // Unusable launch times: the total's residual, then zeros (same length for every point).
+    c.measured.launches[2].metrics[Metric::gpu_time_duration] = 0;
+    r = case_residuals(c, p);
+    REQUIRE(r.size() == 3);
+    CHECK(r[0] == Approx(std::log(3700.0 / 4000.0)));
+    CHECK(r[1] == 0.0);
+    CHECK(sum_sq(r) == Approx(case_error(c, p)));
+    p.total[Metric::gpu_time_duration] = NAN;
+    for (double x : case_residuals(c, p)) CHECK(std::isnan(x));
+}
+
 TEST_CASE("calibrate uses training cases only", "[validate][calibrate]") {
     Calibration truth;
     truth.tensor_efficiency = 0.5;
