@@ -57,6 +57,8 @@ const std::vector<FieldSpec>& field_specs() {
         {"smem_per_block_max_bytes", &Hardware::smem_per_block_max_bytes, Rule::positive},
         {"smem_reserved_per_block_bytes", &Hardware::smem_reserved_per_block_bytes, Rule::non_negative},
         {"smem_bandwidth_bytes_per_cycle_per_sm", &Hardware::smem_bandwidth_bytes_per_cycle_per_sm, Rule::positive},
+        {"l1_smem_bytes_per_sm", &Hardware::l1_smem_bytes_per_sm, Rule::non_negative, false},
+        {"l1_latency_ns", &Hardware::l1_latency_ns, Rule::non_negative, false},
         {"l2_bytes", &Hardware::l2_bytes, Rule::positive},
         {"l2_line_bytes", &Hardware::l2_line_bytes, Rule::positive},
         {"l2_sector_bytes", &Hardware::l2_sector_bytes, Rule::positive},

@@ -111,6 +111,11 @@ struct Hardware {
     int64_t smem_per_block_max_bytes = 0;     // opt-in maximum dynamic shared memory per block
     int64_t smem_reserved_per_block_bytes = 0;  // system reservation per block (1024 B on sm_80+)
     double smem_bandwidth_bytes_per_cycle_per_sm = 0;  // 32 banks x 4 B = 128
+    // L1: the SM's unified L1 data cache + shared memory. What the launch's shared-memory
+    // carve-out leaves is L1, which caches plain global loads (Launch::l1_cached_loads); cp.async
+    // .cg tile loads bypass it. Optional in profiles: 0 = no L1 model (every load reaches L2).
+    int64_t l1_smem_bytes_per_sm = 0;
+    double l1_latency_ns = 0;                 // load-to-use latency of an L1 hit
 
     // L2
     int64_t l2_bytes = 0;

@@ -68,6 +68,9 @@ struct Launch {
     // epilogue: each lane two elements, 4 bytes, so one warp store fills half of eight 32-byte
     // sectors). They drain at Calibration::fragment_store_bytes_per_s when a profile sets it.
     bool fragment_stores = false;
+    // Its global loads are plain ld.global(.nc) loads, cached in the SM's L1 (the softmax
+    // kernel); tile loads through cp.async.cg (GEMM, fused attention) bypass L1.
+    bool l1_cached_loads = false;
     bool persistent = false;          // grid = resident slots, each looping over `work_items`
     std::int64_t work_items = 0;      // tiles of work (== blocks() unless persistent)
     std::vector<Buffer> buffers;

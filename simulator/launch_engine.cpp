@@ -28,6 +28,7 @@
 #include <queue>
 #include <vector>
 
+#include "simulator/l1_cache.hpp"
 #include "simulator/phase.hpp"
 #include "simulator/ps_server.hpp"
 #include "simulator/server_heap.hpp"
@@ -228,6 +229,9 @@ private:
     void advance_block(std::uint32_t slot_id);
     // Issue helpers return true when the part finished at once (nothing to wait for).
     bool issue_mem(std::uint32_t slot_id, std::uint32_t phase);
+    // Loads bytes [a, b) of buffer `id` through an SM's L1: hit chunks stay there, runs of missing
+    // chunks go to the L2 (into acc) and are then kept in L1. Returns the bytes L1 served.
+    std::int64_t load_through_l1(L1Cache& l1, int part, std::uint32_t id, std::int64_t a, std::int64_t b, L2Access& acc);
     bool issue_store(std::uint32_t slot_id, std::uint32_t phase);
     void finish_block(std::uint32_t slot_id);
     void dispatch(std::uint32_t slot_id);
@@ -265,6 +269,10 @@ private:
     // Totals (integers for bytes so that L2-off runs equal analytic() exactly).
     std::int64_t load_bytes_ = 0, store_bytes_ = 0, hit_bytes_ = 0, fill_bytes_ = 0, writeback_bytes_ = 0;
     std::int64_t far_bytes_ = 0;  // second lookups at a far home partition (partitioned L2)
+    // L1 (Launch::l1_cached_loads with a profile that has one, L2 model on): one per SM, emptied
+    // at the launch's start. Hits never reach the L2.
+    std::vector<L1Cache> l1_;
+    std::int64_t l1_hit_bytes_ = 0;
     double smem_read_ = 0, smem_write_ = 0, flops_tensor_ = 0, flops_fp32_ = 0, sfu_ops_ = 0;
 };
 
@@ -425,9 +433,12 @@ bool Engine::issue_mem(std::uint32_t slot_id, std::uint32_t phase) {
     const auto& ids = st_.layout.ids[index_];
     const int part = st_.options->l2 ? st_.l2.partition_of_sm(slot.sm) : 0;
     std::uint32_t missing_steps = 0;  // load steps that needed HBM
+    std::uint32_t l1_steps = 0;       // load steps served by L1 alone
+    std::int64_t l1_hits = 0;
+    L1Cache* l1 = l1_.empty() ? nullptr : &l1_[static_cast<std::size_t>(slot.sm)];
     for (std::uint32_t k = ph.load_begin; k < ph.load_end; ++k) {
         const Region& r = slot.loads[k];
-        const std::int64_t fill_before = acc.fill_bytes;
+        const std::int64_t fill_before = acc.fill_bytes, requested_before = acc.requested_bytes;
         if (!st_.options->l2) {
             acc.requested_bytes += r.bytes();
             acc.fill_bytes += r.bytes();
@@ -436,9 +447,15 @@ bool Engine::issue_mem(std::uint32_t slot_id, std::uint32_t phase) {
         }
         const std::uint32_t id = ids[r.buffer];
         if (!aligned(id, r)) return true;  // run() notices st_.misaligned and stops
-        for_each_byte_range(r, [&](std::int64_t a, std::int64_t b) { st_.l2.load(part, id, a, b, acc); });
+        if (l1) {
+            for_each_byte_range(r, [&](std::int64_t a, std::int64_t b) { l1_hits += load_through_l1(*l1, part, id, a, b, acc); });
+        } else {
+            for_each_byte_range(r, [&](std::int64_t a, std::int64_t b) { st_.l2.load(part, id, a, b, acc); });
+        }
         missing_steps += acc.fill_bytes > fill_before ? 1u : 0u;
+        l1_steps += (l1 && acc.requested_bytes == requested_before && r.bytes() > 0) ? 1u : 0u;
     }
+    l1_hit_bytes_ += l1_hits;
     load_bytes_ += acc.requested_bytes;
     hit_bytes_ += acc.hit_bytes;
     far_bytes_ += acc.far_bytes;
@@ -453,18 +470,24 @@ bool Engine::issue_mem(std::uint32_t slot_id, std::uint32_t phase) {
     j.phase = phase;
     j.kind = JobKind::mem;
     j.pending = static_cast<std::uint8_t>((hbm > 0) + (l2 > 0));
-    // One phase: HBM latency if anything missed, else L2 latency. A coarsened serial phase pays
-    // one latency per iteration, HBM's for the share of its load steps that missed.
+    // One phase: HBM latency if anything missed, else L2 latency, else (all L1 hits) L1
+    // latency. A coarsened serial phase pays one latency per iteration: HBM's for the share of
+    // its load steps that missed, L1's for the share that L1 served alone, L2's for the rest.
     if (ph.latency_scale <= 1) {
-        j.latency_ns = acc.fill_bytes > 0 ? st_.rates.hbm_latency_ns : (l2 > 0 ? st_.rates.l2_latency_ns : 0.0);
+        j.latency_ns = acc.fill_bytes > 0 ? st_.rates.hbm_latency_ns
+                                          : (l2 > 0 ? st_.rates.l2_latency_ns : (l1_hits > 0 ? st_.rates.l1_latency_ns : 0.0));
     } else {
-        const double miss_share = static_cast<double>(missing_steps) / static_cast<double>(ph.load_end - ph.load_begin);
-        j.latency_ns = ph.latency_scale * (miss_share * st_.rates.hbm_latency_ns + (1 - miss_share) * st_.rates.l2_latency_ns);
+        const double steps = static_cast<double>(ph.load_end - ph.load_begin);
+        const double miss_share = static_cast<double>(missing_steps) / steps;
+        const double l1_share = static_cast<double>(l1_steps) / steps;
+        j.latency_ns = ph.latency_scale * (miss_share * st_.rates.hbm_latency_ns + l1_share * st_.rates.l1_latency_ns +
+                                           std::max(0.0, 1 - miss_share - l1_share) * st_.rates.l2_latency_ns);
     }
     // Burst drain: the last of a thread's requests returns later the more it loads (a coarsened
     // phase holds G iterations' bytes, i.e. G bursts paid in sequence).
-    if (l2 > 0 && st_.rates.load_latency_ns_per_byte > 0) {
-        j.latency_ns += st_.rates.load_latency_ns_per_byte * l2 / std::max(1, launch_.threads_per_block);
+    const double loaded = l2 + static_cast<double>(l1_hits);
+    if (loaded > 0 && st_.rates.load_latency_ns_per_byte > 0) {
+        j.latency_ns += st_.rates.load_latency_ns_per_byte * loaded / std::max(1, launch_.threads_per_block);
     }
     if (j.pending == 0 && j.latency_ns <= 0) return true;
     // Uncontended transfer time: the job alone at each server's per-job rate.
@@ -526,6 +549,26 @@ bool Engine::issue_store(std::uint32_t slot_id, std::uint32_t phase) {
     if (l2 > 0) add_to_server(kL2Server, l2_work, id);
     if (hbm > 0) add_to_server(kHbmServer, hbm, id);
     return false;
+}
+
+std::int64_t Engine::load_through_l1(L1Cache& l1, int part, std::uint32_t id, std::int64_t a, std::int64_t b,
+                                     L2Access& acc) {
+    const std::int64_t chunk = st_.layout.chunk_bytes[id];
+    std::int64_t hits = 0, miss_begin = -1;
+    for (std::int64_t c0 = a - (a % chunk); c0 < b; c0 += chunk) {
+        const std::int64_t lo = std::max(a, c0), hi = std::min(b, c0 + chunk);
+        const auto c = static_cast<std::uint64_t>(c0 / chunk);
+        if (l1.hit(id, c)) {
+            hits += hi - lo;
+            if (miss_begin >= 0) st_.l2.load(part, id, miss_begin, lo, acc);
+            miss_begin = -1;
+        } else {
+            if (miss_begin < 0) miss_begin = lo;
+            l1.insert(id, c, chunk);
+        }
+    }
+    if (miss_begin >= 0) st_.l2.load(part, id, miss_begin, b, acc);
+    return hits;
 }
 
 void Engine::advance_block(std::uint32_t slot_id) {
@@ -690,6 +733,16 @@ Result<LaunchResult> Engine::run(double start_ns) {
     for (int s = 0; s < sm_count_; ++s)
         servers_[kFirstSmServer + static_cast<std::size_t>(s)].configure(1.0, warp_.on ? warp_.job_cap : 1.0);
     for (auto& s : servers_) s.reset(0);
+    l1_.clear();
+    if (launch_.l1_cached_loads && st_.options->l2 && st_.hw->l1_smem_bytes_per_sm > 0) {
+        const std::int64_t capacity = st_.hw->l1_smem_bytes_per_sm - occ_.carveout_bytes;
+        if (capacity > 0) {
+            std::int64_t min_chunk = std::numeric_limits<std::int64_t>::max();
+            for (const std::uint32_t id : st_.layout.ids[index_]) min_chunk = std::min(min_chunk, st_.layout.chunk_bytes[id]);
+            l1_.resize(static_cast<std::size_t>(sm_count_));
+            for (L1Cache& c : l1_) c.reset(capacity, min_chunk);
+        }
+    }
 
     // Slot k of SM m has id m * per_sm + k. The first wave fills slot 0 of every SM, then
     // slot 1, ...: block b < slots goes to SM b % sm_count (round-robin, as the hardware does).
@@ -776,6 +829,7 @@ Result<LaunchResult> Engine::run(double start_ns) {
     out_.extra["l2_bytes_per_s"] = secs > 0 ? static_cast<double>(load_bytes_ + store_bytes_) / secs : 0.0;
     out_.extra["l2_hit_bytes"] = static_cast<double>(hit_bytes_);
     out_.extra["l2_load_bytes"] = static_cast<double>(load_bytes_);
+    if (!l1_.empty()) out_.extra["l1_hit_bytes"] = static_cast<double>(l1_hit_bytes_);
     out_.extra["sim_iterations_per_phase"] = static_cast<double>(max_group_);
     return std::move(out_);
 }

@@ -35,6 +35,7 @@ struct Rates {
     double sfu_ops_per_ns = 0;         // one SM
     double hbm_latency_ns = 0;
     double l2_latency_ns = 0;
+    double l1_latency_ns = 0;                 // an L1 hit (not scaled by load_latency_scale)
     double load_latency_ns_per_byte = 0;      // per byte per thread of a load phase (burst drain)
     double fragment_store_bytes_per_ns = 0;   // 0 = fragment stores cost what other stores do
     double block_overhead_ns = 0;

@@ -113,6 +113,7 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
     r.sfu_ops_per_ns = hw.sfu_ops_per_s / sms * 1e-9;
     r.hbm_latency_ns = hw.hbm_latency_ns * c.load_latency_scale;
     r.l2_latency_ns = hw.l2_latency_ns * c.load_latency_scale;
+    r.l1_latency_ns = hw.l1_latency_ns;
     r.load_latency_ns_per_byte = c.load_latency_ns_per_byte;
     r.fragment_store_bytes_per_ns = c.fragment_store_bytes_per_s * 1e-9;
     r.block_overhead_ns = c.block_overhead_ns;

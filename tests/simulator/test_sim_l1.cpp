@@ -1,0 +1,83 @@
+// The L1 model (Hardware::l1_smem_bytes_per_sm, Launch::l1_cached_loads): the softmax kernel's
+// re-reads of a row hit the SM's L1 when the rows in flight fit in what the carve-out leaves,
+// never reach the L2 (lts__t_bytes), and only then.
+#include <catch2/catch.hpp>
+
+#include "core/analytic.hpp"
+#include "core/lower.hpp"
+#include "sim_test_support.hpp"
+
+using namespace tilescope;
+
+namespace {
+Workload softmax(std::int64_t rows, std::int64_t cols, bool online, int warps) {
+    WorkloadSpec s;
+    s.kernel = "softmax";
+    s.rows = rows;
+    s.cols = cols;
+    s.variant = online ? "online" : "safe";
+    s.tile_m = 1;
+    s.tile_n = warps * 256;
+    s.warps = warps;
+    s.stages = 1;
+    auto w = make_workload(s);
+    REQUIRE(w.ok());
+    return *w;
+}
+
+Prediction run(const Workload& w, const Hardware& hw, bool l2 = true) {
+    auto launches = lower(w, hw);
+    REQUIRE(launches.ok());
+    REQUIRE(launches->front().l1_cached_loads);
+    sim::Options opt;
+    opt.l2 = l2;
+    opt.timeline = false;
+    auto p = sim::simulate(w, *launches, hw, opt);
+    REQUIRE(p.ok());
+    return *p;
+}
+}  // namespace
+
+TEST_CASE("L1: a safe softmax whose rows fit re-reads them from L1, outside lts", "[sim][l1]") {
+    Hardware with = test::test_gpu();
+    with.l1_smem_bytes_per_sm = 256 * 1024;
+    with.l1_latency_ns = 16;
+    Hardware without = with;
+    without.l1_smem_bytes_per_sm = 0;
+    // 4096 rows of 1024 fp16 (2 KiB each), one warp per row: 32 rows per SM are 64 KiB, well
+    // inside the L1. Passes 2 and 3 re-read every row: 2 x 8 MiB from L1.
+    const Workload w = softmax(4096, 1024, false, 1);
+    const Prediction a = run(w, with), b = run(w, without);
+    const double row_bytes = 4096.0 * 1024 * 2;
+    CHECK(a.launches[0].extra.at("l1_hit_bytes") == 2 * row_bytes);
+    CHECK(b.launches[0].extra.count("l1_hit_bytes") == 0);
+    CHECK(b.total[Metric::lts_t_bytes] - a.total[Metric::lts_t_bytes] >= 2 * row_bytes);
+    // HBM bytes do not change (the re-reads hit the L2 without an L1), time does.
+    CHECK(a.total[Metric::dram_bytes_read] == b.total[Metric::dram_bytes_read]);
+    CHECK(a.total[Metric::gpu_time_duration] < b.total[Metric::gpu_time_duration]);
+    // The online variant reads each row twice: one re-read from L1.
+    const Prediction o = run(softmax(4096, 1024, true, 1), with);
+    CHECK(o.launches[0].extra.at("l1_hit_bytes") == row_bytes);
+}
+
+TEST_CASE("L1: rows that outgrow the L1 get no hits; L2 off means no L1", "[sim][l1]") {
+    Hardware hw = test::test_gpu();
+    hw.l1_smem_bytes_per_sm = 256 * 1024;
+    hw.l1_latency_ns = 16;
+    // 32 KiB rows, 32 one-warp blocks per SM: 1 MiB streamed per SM through a 224 KiB LRU
+    // between a row's passes, so every re-read misses.
+    const Prediction big = run(softmax(4224, 16384, false, 1), hw);
+    CHECK(big.launches[0].extra.at("l1_hit_bytes") == 0);
+    // A smaller L1 (what a larger carve-out leaves) holds fewer rows: 64 KiB of L1 minus the
+    // 32 KiB carve-out is 32 KiB, 16 rows of 2 KiB for 32 blocks in flight.
+    Hardware small = hw;
+    small.l1_smem_bytes_per_sm = 64 * 1024;
+    const Prediction s = run(softmax(4096, 1024, false, 1), small), l = run(softmax(4096, 1024, false, 1), hw);
+    CHECK(s.launches[0].extra.at("l1_hit_bytes") < l.launches[0].extra.at("l1_hit_bytes"));
+    // --l2 off: every load reaches HBM, as analytic() counts them.
+    const Workload w = softmax(4096, 1024, false, 1);
+    const Prediction off = run(w, hw, false);
+    auto launches = lower(w, hw);
+    CHECK(off.total[Metric::lts_t_bytes] == analytic(w, *launches, hw).total[Metric::lts_t_bytes]);
+    CHECK(off.launches[0].extra.count("l1_hit_bytes") == 0);
+}
