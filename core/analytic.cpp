@@ -1,7 +1,7 @@
 // analytic(): closed-form metrics from each launch's `counts` (no caches: every global load is an
 // HBM read and an L2 request, every store an HBM write and an L2 request) and a roofline time:
 //   t_hbm    = (load + store bytes) / (hbm_bandwidth * hbm_efficiency)
-//   t_l2     = (load + store bytes) / (l2_bandwidth * l2_efficiency)
+//   t_l2     = (load + store bytes) / (l2_bandwidth * l2_efficiency), fragment stores by sector
 //   t_smem   = (smem read + write bytes) / (smem B/clk/SM * sm_clock * SMs * smem_efficiency)
 //   t_tensor = flops_tensor / (tensor rate for the dtype * tensor_efficiency); fp32 uses TF32
 //   t_fp32   = flops_fp32 / (fp32 rate * fp32_efficiency)
@@ -62,12 +62,15 @@ Prediction analytic(const Workload& workload, const std::vector<Launch>& launche
         }
         const Counts& c = l.counts;
         const double global_bytes = c.global_load_bytes + c.global_store_bytes;
+        // L2 requests: fragment stores count the whole sectors they touch (Launch::fragment_store_row_bytes).
+        const double l2_bytes =
+            c.global_load_bytes + c.global_store_bytes * static_cast<double>(l.store_sector_factor(hw.l2_sector_bytes));
         Metrics& m = r.metrics;
         m[Metric::dram_bytes_read] = c.global_load_bytes;
         m[Metric::dram_bytes_write] = c.global_store_bytes;
         // No caches: every load misses, so with several L2 partitions the far share of loads and
         // stores is looked up a second time at its home partition (core/hardware.hpp).
-        m[Metric::lts_t_bytes] = global_bytes * (1.0 + hw.l2_far_share());
+        m[Metric::lts_t_bytes] = l2_bytes * (1.0 + hw.l2_far_share());
         m[Metric::smem_bytes_read] = c.smem_read_bytes;
         m[Metric::smem_bytes_write] = c.smem_write_bytes;
         m[Metric::flops_tensor] = c.flops_tensor;
@@ -77,7 +80,7 @@ Prediction analytic(const Workload& workload, const std::vector<Launch>& launche
 
         const std::array<double, 6> t_ns = {
             global_bytes / hbm_bw * 1e9,
-            global_bytes / l2_bw * 1e9,
+            l2_bytes / l2_bw * 1e9,
             (c.smem_read_bytes + c.smem_write_bytes) / smem_bw * 1e9,
             c.flops_tensor / tensor * 1e9,
             c.flops_fp32 / fp32 * 1e9,

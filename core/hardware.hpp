@@ -76,7 +76,7 @@ struct Calibration {
     // request much longer. 0 = none (the default).
     double load_latency_ns_per_byte = 0.0;
     // Simulator: the rate, bytes/s for the whole GPU, at which stores written as mma accumulator
-    // fragments (Launch::fragment_stores: 4 bytes per lane, half of a 32-byte sector per request)
+    // fragments (Launch::fragment_stores(): 4 bytes per lane, half of a 32-byte sector per request)
     // drain through the L2. Measured, not fitted: bench/scripts/hbm_write_rate.py writes the same
     // 4 GiB once as GEMM-epilogue fragments and once with 16-byte coalesced stores (H100: 0.87
     // against 3.27 TB/s). Such a store's L2 work is its bytes x L2 rate / this rate. 0 = like any

@@ -65,9 +65,17 @@ struct Launch {
     int registers_per_thread = 0;           // estimate
     int stages = 1;                   // loads of iteration i+stages-1 may overlap compute of i
     // Stores written as mma accumulator fragments straight from registers (the GEMM kernel's
-    // epilogue: each lane two elements, 4 bytes, so one warp store fills half of eight 32-byte
-    // sectors). They drain at Calibration::fragment_store_bytes_per_s when a profile sets it.
-    bool fragment_stores = false;
+    // epilogue): each lane stores two elements, so the four lanes of a fragment row put
+    // 8 x dtype bytes in one row of the output (16 B in fp16: half of a 32-byte sector). This is
+    // that row segment's size; 0 = whole-sector stores. The L2 counts (lts__t_bytes) and
+    // serves a store per sector it touches, so such stores cost sector / segment times their
+    // bytes there; they drain at Calibration::fragment_store_bytes_per_s when a profile sets it.
+    int fragment_store_row_bytes = 0;
+    bool fragment_stores() const { return fragment_store_row_bytes > 0; }
+    // L2 bytes (lts__t_bytes, L2 work) per stored byte with `sector_bytes`-byte sectors.
+    std::int64_t store_sector_factor(int sector_bytes) const {
+        return fragment_stores() && sector_bytes > fragment_store_row_bytes ? sector_bytes / fragment_store_row_bytes : 1;
+    }
     // Its global loads are plain ld.global(.nc) loads, cached in the SM's L1 (the softmax
     // kernel); tile loads through cp.async.cg (GEMM, fused attention) bypass L1.
     bool l1_cached_loads = false;

@@ -102,7 +102,9 @@ Launch make_gemm_launch(const GemmParams& p) {
     l.registers_per_thread = compiled_gemm_registers(p.use, p.dtype, p.tile_m, p.tile_n, p.tile_k, p.warps)
                                  .value_or(gemm_registers(g.tm, g.tn, l.threads_per_block));
     l.stages = p.stages;
-    l.fragment_stores = true;  // the epilogue stores C from the accumulator fragments (kernels/gemm/gemm.cuh)
+    // The epilogue stores C from the accumulator fragments (kernels/gemm/gemm.cuh): two elements
+    // per lane, four lanes per fragment row.
+    l.fragment_store_row_bytes = 8 * g.dt;
     l.buffers = {{p.a_name, p.batches * p.m * p.k * g.dt, false},
                  {p.b_name, p.batches * p.k * p.n * g.dt, false},
                  {p.c_name, p.batches * p.m * p.n * g.dt, true}};

@@ -272,6 +272,8 @@ private:
     // L1 (Launch::l1_cached_loads with a profile that has one, L2 model on): one per SM, emptied
     // at the launch's start. Hits never reach the L2.
     std::vector<L1Cache> l1_;
+    // Sector bytes the L2 handles per stored byte (Launch::fragment_store_row_bytes).
+    std::int64_t sector_factor_ = 1;
     std::int64_t l1_hit_bytes_ = 0;
     double smem_read_ = 0, smem_write_ = 0, flops_tensor_ = 0, flops_fp32_ = 0, sfu_ops_ = 0;
 };
@@ -524,6 +526,13 @@ bool Engine::issue_store(std::uint32_t slot_id, std::uint32_t phase) {
         if (!aligned(id, r)) return true;  // run() notices st_.misaligned and stops
         for_each_byte_range(r, [&](std::int64_t a, std::int64_t b) { st_.l2.store(part, id, a, b, acc); });
     }
+    // Fragment stores touch a sector per row segment narrower than a sector: the L2 counts and
+    // serves the whole sector (a segment of 16 B costs 32 B there). HBM bytes are unchanged: the
+    // halves meet in the L2 before a line is written back.
+    if (sector_factor_ > 1) {
+        acc.requested_bytes *= sector_factor_;
+        acc.far_bytes *= sector_factor_;
+    }
     store_bytes_ += acc.requested_bytes;
     far_bytes_ += acc.far_bytes;
     fill_bytes_ += acc.fill_bytes;
@@ -532,11 +541,14 @@ bool Engine::issue_store(std::uint32_t slot_id, std::uint32_t phase) {
     const double l2 = static_cast<double>(acc.requested_bytes);
     slot.hbm_bytes += hbm;
     slot.l2_bytes += l2;
-    // Fragment stores (half-sector requests) drain at their own, slower rate: the L2 server
-    // (capacity = the L2 rate) is given their bytes x L2 rate / fragment rate of work.
-    const double l2_work = launch_.fragment_stores && st_.rates.fragment_store_bytes_per_ns > 0
-                               ? l2 * std::max(1.0, st_.rates.l2_bytes_per_ns / st_.rates.fragment_store_bytes_per_ns)
-                               : l2;
+    // Fragment stores (half-sector requests) cost the L2 their sector bytes (l2), or, where the
+    // profile gives their measured drain rate (per byte of data, so the sectors are in it), their
+    // data bytes x L2 rate / fragment rate of work.
+    const double l2_work =
+        launch_.fragment_stores() && st_.rates.fragment_store_bytes_per_ns > 0
+            ? l2 / static_cast<double>(sector_factor_) *
+                  std::max(1.0, st_.rates.l2_bytes_per_ns / st_.rates.fragment_store_bytes_per_ns)
+            : l2;
     Job j;
     j.slot = slot_id;
     j.phase = phase;
@@ -733,6 +745,7 @@ Result<LaunchResult> Engine::run(double start_ns) {
     for (int s = 0; s < sm_count_; ++s)
         servers_[kFirstSmServer + static_cast<std::size_t>(s)].configure(1.0, warp_.on ? warp_.job_cap : 1.0);
     for (auto& s : servers_) s.reset(0);
+    sector_factor_ = launch_.store_sector_factor(st_.hw->l2_sector_bytes);
     l1_.clear();
     if (launch_.l1_cached_loads && st_.options->l2 && st_.hw->l1_smem_bytes_per_sm > 0) {
         const std::int64_t capacity = st_.hw->l1_smem_bytes_per_sm - occ_.carveout_bytes;

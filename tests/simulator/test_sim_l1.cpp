@@ -81,3 +81,33 @@ TEST_CASE("L1: rows that outgrow the L1 get no hits; L2 off means no L1", "[sim]
     CHECK(off.total[Metric::lts_t_bytes] == analytic(w, *launches, hw).total[Metric::lts_t_bytes]);
     CHECK(off.launches[0].extra.count("l1_hit_bytes") == 0);
 }
+
+TEST_CASE("fragment stores count the sectors they touch in lts__t_bytes, not in HBM bytes", "[sim][stores]") {
+    const Hardware hw = test::test_gpu();  // 32-byte sectors
+    test::SimpleLaunch s;
+    s.blocks = 264;
+    s.load_bytes = 4096;
+    s.store_bytes = 8192;
+    Launch l = test::make_simple_launch(s);
+    sim::Options opt;
+    opt.timeline = false;
+    auto whole = sim::simulate(test::test_workload(), {l}, hw, opt);
+    l.fragment_store_row_bytes = 16;  // fp16 fragments: half sectors
+    auto frag = sim::simulate(test::test_workload(), {l}, hw, opt);
+    REQUIRE(whole.ok());
+    REQUIRE(frag.ok());
+    const double stored = 264.0 * 8192;
+    // Stores and their far lookups count double; loads and HBM bytes are unchanged.
+    CHECK(frag->total[Metric::lts_t_bytes] - whole->total[Metric::lts_t_bytes] ==
+          Approx(stored * (1 + hw.l2_far_share())));
+    CHECK(frag->total[Metric::dram_bytes_write] == whole->total[Metric::dram_bytes_write]);
+    CHECK(frag->total[Metric::dram_bytes_read] == whole->total[Metric::dram_bytes_read]);
+    // The analytic model counts the same sectors, so L2 off still equals it exactly.
+    opt.l2 = false;
+    auto off = sim::simulate(test::test_workload(), {l}, hw, opt);
+    REQUIRE(off.ok());
+    CHECK(off->total[Metric::lts_t_bytes] == analytic(test::test_workload(), {l}, hw).total[Metric::lts_t_bytes]);
+    // fp32 fragments (8 B per lane, 32 B per row segment) fill whole sectors.
+    l.fragment_store_row_bytes = 32;
+    CHECK(l.store_sector_factor(32) == 1);
+}
