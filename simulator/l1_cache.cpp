@@ -9,7 +9,7 @@ void L1Cache::reset(std::int64_t capacity_bytes, std::int64_t min_chunk_bytes) {
     capacity_bytes_ = std::max<std::int64_t>(0, capacity_bytes);
     used_bytes_ = 0;
     live_ = 0;
-    head_ = tail_ = kNil;
+    lru_.clear();
     const auto max_chunks =
         static_cast<std::size_t>(capacity_bytes_ / std::max<std::int64_t>(1, min_chunk_bytes)) + 1;
     const std::size_t slots = std::bit_ceil(2 * max_chunks);
@@ -49,37 +49,18 @@ void L1Cache::erase_slot(std::size_t s) {
     node_[hole] = kNil;
 }
 
-void L1Cache::unlink(std::uint32_t n) {
-    Node& x = nodes_[n];
-    (x.prev == kNil ? head_ : nodes_[x.prev].next) = x.next;
-    (x.next == kNil ? tail_ : nodes_[x.next].prev) = x.prev;
-    x.prev = x.next = kNil;
-}
-
-void L1Cache::push_front(std::uint32_t n) {
-    Node& x = nodes_[n];
-    x.prev = kNil;
-    x.next = head_;
-    if (head_ != kNil) nodes_[head_].prev = n;
-    head_ = n;
-    if (tail_ == kNil) tail_ = n;
-}
-
 bool L1Cache::hit(std::uint32_t id, std::uint64_t c) {
     if (live_ == 0) return false;
     const std::size_t s = find_slot(key_of(id, c));
     if (keys_[s] == kEmpty) return false;
     const std::uint32_t n = node_[s];
-    if (n != head_) {
-        unlink(n);
-        push_front(n);
-    }
+    lru_.to_front(nodes_, n);
     return true;
 }
 
 void L1Cache::evict_lru() {
-    const std::uint32_t n = tail_;
-    unlink(n);
+    const std::uint32_t n = lru_.tail;
+    lru_.unlink(nodes_, n);
     erase_slot(find_slot(nodes_[n].key));
     used_bytes_ -= nodes_[n].bytes;
     --live_;
@@ -102,7 +83,7 @@ void L1Cache::insert(std::uint32_t id, std::uint64_t c, std::int64_t bytes) {
     const std::uint64_t key = key_of(id, c);
     nodes_[n].key = key;
     nodes_[n].bytes = bytes;
-    push_front(n);
+    lru_.push_front(nodes_, n);
     const std::size_t s = find_slot(key);
     keys_[s] = key;
     node_[s] = n;

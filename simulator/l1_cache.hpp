@@ -16,6 +16,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "simulator/lru_list.hpp"
+
 namespace tilescope::sim {
 
 class L1Cache {
@@ -33,7 +35,7 @@ public:
     std::size_t chunks() const { return live_; }
 
 private:
-    static constexpr std::uint32_t kNil = 0xffffffffu;
+    static constexpr std::uint32_t kNil = LruList::kNil;
     static constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
     struct Node {
         std::uint64_t key = 0;
@@ -44,8 +46,6 @@ private:
     std::size_t slot_of(std::uint64_t key) const;  // hashed home slot
     std::size_t find_slot(std::uint64_t key) const;  // slot holding `key`, or the empty slot ending its probe
     void erase_slot(std::size_t s);
-    void unlink(std::uint32_t n);
-    void push_front(std::uint32_t n);
     void evict_lru();
 
     std::int64_t capacity_bytes_ = 0, used_bytes_ = 0;
@@ -54,7 +54,7 @@ private:
     std::vector<std::uint32_t> node_;   // node index per slot
     std::vector<Node> nodes_;
     std::vector<std::uint32_t> free_;
-    std::uint32_t head_ = kNil, tail_ = kNil;
+    LruList lru_;
 };
 
 }  // namespace tilescope::sim

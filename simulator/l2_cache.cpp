@@ -11,7 +11,7 @@ void L2Cache::reset(std::int64_t capacity_bytes, std::int64_t min_chunk_bytes, s
     dirty_bytes_ = 0;
     nodes_.clear();
     free_.clear();
-    head_ = tail_ = kNil;
+    lru_.clear();
     // The chunk map grows on demand (pages are allocated as chunks arrive), so the bound on live
     // chunks is not needed up front.
     (void)min_chunk_bytes;
@@ -76,24 +76,8 @@ void L2Cache::map_erase(std::uint64_t key) {
     }
 }
 
-void L2Cache::list_unlink(std::uint32_t n) {
-    Node& x = nodes_[n];
-    if (x.prev != kNil) nodes_[x.prev].next = x.next; else head_ = x.next;
-    if (x.next != kNil) nodes_[x.next].prev = x.prev; else tail_ = x.prev;
-    x.prev = x.next = kNil;
-}
-
-void L2Cache::list_push_front(std::uint32_t n) {
-    Node& x = nodes_[n];
-    x.prev = kNil;
-    x.next = head_;
-    if (head_ != kNil) nodes_[head_].prev = n;
-    head_ = n;
-    if (tail_ == kNil) tail_ = n;
-}
-
 void L2Cache::evict_one(L2Access& acc) {
-    const std::uint32_t victim = tail_;
+    const std::uint32_t victim = lru_.tail;
     Node& v = nodes_[victim];
     // Evictions walk the LRU list from its tail, through nodes scattered over a table of
     // megabytes: each is a cache miss on the host. The next victim (v.prev) was prefetched by the
@@ -118,7 +102,7 @@ void L2Cache::evict_one(L2Access& acc) {
     used_bytes_ -= v.bytes;
     map_erase(v.key);
     --live_;
-    list_unlink(victim);
+    lru_.unlink(nodes_, victim);
     free_.push_back(victim);
 }
 
@@ -163,15 +147,12 @@ void L2Cache::promote(std::uint32_t n, bool dirty) {
         nodes_[n].dirty = true;
         dirty_bytes_ += nodes_[n].bytes;
     }
-    if (head_ != n) {
-        list_unlink(n);
-        list_push_front(n);
-    }
+    lru_.to_front(nodes_, n);
 }
 
 bool L2Cache::insert(std::uint32_t id, std::uint64_t c, std::int64_t chunk, bool dirty, L2Access& acc) {
     if (chunk > capacity_bytes_) return false;
-    while (used_bytes_ + chunk > capacity_bytes_ && tail_ != kNil) evict_one(acc);
+    while (used_bytes_ + chunk > capacity_bytes_ && lru_.tail != kNil) evict_one(acc);
     std::uint32_t idx;
     if (!free_.empty()) {
         idx = free_.back();
@@ -188,7 +169,7 @@ bool L2Cache::insert(std::uint32_t id, std::uint64_t c, std::int64_t chunk, bool
     if (dirty) dirty_bytes_ += chunk;
     ++live_;
     map_insert(id, c, idx);
-    list_push_front(idx);
+    lru_.push_front(nodes_, idx);
     return true;
 }
 
@@ -198,7 +179,7 @@ void L2Cache::drop(std::uint32_t n) {
     used_bytes_ -= v.bytes;
     map_erase(v.key);
     --live_;
-    list_unlink(n);
+    lru_.unlink(nodes_, n);
     free_.push_back(n);
 }
 

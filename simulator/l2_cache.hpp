@@ -18,6 +18,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "simulator/lru_list.hpp"
+
 namespace tilescope::sim {
 
 struct L2Access {
@@ -47,7 +49,7 @@ public:
     std::int64_t capacity_bytes() const { return capacity_bytes_; }
 
     // Chunk-level primitives (L2System's partitioned lookups use them).
-    static constexpr std::uint32_t kNil = 0xffffffffu;
+    static constexpr std::uint32_t kNil = LruList::kNil;
     int chunk_shift(std::uint32_t id) const { return buffers_[id].chunk_shift; }
     // Size of chunk `c` of buffer `id`, clipped at the buffer's end.
     std::int64_t chunk_size(std::uint32_t id, std::uint64_t c) const;
@@ -67,7 +69,7 @@ public:
 private:
     struct Node {
         std::uint64_t key = 0;
-        std::uint32_t prev = kNil, next = kNil;  // LRU list: head = most recent
+        std::uint32_t prev = kNil, next = kNil;  // LRU list (lru_): head = most recent
         std::uint32_t bytes = 0;
         bool dirty = false;
     };
@@ -102,8 +104,6 @@ private:
     std::uint32_t& grow_dir(std::uint32_t id, std::size_t page);
     void map_insert(std::uint32_t id, std::uint64_t c, std::uint32_t node);
     void map_erase(std::uint64_t key);
-    void list_unlink(std::uint32_t n);
-    void list_push_front(std::uint32_t n);
     void evict_one(L2Access& acc);
     std::int64_t capacity_bytes_ = 0;
     std::int64_t used_bytes_ = 0;
@@ -115,7 +115,7 @@ private:
     std::vector<std::uint32_t> pool_;        // pages: kPageChunks node indices each (kNil = absent)
     std::vector<std::uint32_t> page_live_;   // live chunks per page
     std::vector<std::uint32_t> free_pages_;
-    std::uint32_t head_ = kNil, tail_ = kNil;
+    LruList lru_;
     std::int64_t live_ = 0;  // chunks in the cache
 };
 
