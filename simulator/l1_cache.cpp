@@ -72,14 +72,7 @@ void L1Cache::insert(std::uint32_t id, std::uint64_t c, std::int64_t bytes) {
     // Evict for room; and keep the table at most half full (clipped chunks at a buffer's end can
     // be smaller than min_chunk_bytes).
     while (live_ > 0 && (used_bytes_ + bytes > capacity_bytes_ || 2 * (live_ + 1) > keys_.size())) evict_lru();
-    std::uint32_t n;
-    if (!free_.empty()) {
-        n = free_.back();
-        free_.pop_back();
-    } else {
-        n = static_cast<std::uint32_t>(nodes_.size());
-        nodes_.emplace_back();
-    }
+    const std::uint32_t n = take_node(nodes_, free_);
     const std::uint64_t key = key_of(id, c);
     nodes_[n].key = key;
     nodes_[n].bytes = bytes;

@@ -153,14 +153,7 @@ void L2Cache::promote(std::uint32_t n, bool dirty) {
 bool L2Cache::insert(std::uint32_t id, std::uint64_t c, std::int64_t chunk, bool dirty, L2Access& acc) {
     if (chunk > capacity_bytes_) return false;
     while (used_bytes_ + chunk > capacity_bytes_ && lru_.tail != kNil) evict_one(acc);
-    std::uint32_t idx;
-    if (!free_.empty()) {
-        idx = free_.back();
-        free_.pop_back();
-    } else {
-        idx = static_cast<std::uint32_t>(nodes_.size());
-        nodes_.emplace_back();
-    }
+    const std::uint32_t idx = take_node(nodes_, free_);
     Node& x = nodes_[idx];
     x.key = (static_cast<std::uint64_t>(id) << kKeyShift) | c;
     x.bytes = static_cast<std::uint32_t>(chunk);

@@ -42,4 +42,16 @@ struct LruList {
     }
 };
 
+// A node index for a new entry: a freed one if any, else a new node at the end of `nodes`.
+template <class Node>
+std::uint32_t take_node(std::vector<Node>& nodes, std::vector<std::uint32_t>& free) {
+    if (!free.empty()) {
+        const std::uint32_t n = free.back();
+        free.pop_back();
+        return n;
+    }
+    nodes.emplace_back();
+    return static_cast<std::uint32_t>(nodes.size() - 1);
+}
+
 }  // namespace tilescope::sim
