@@ -80,7 +80,7 @@ const std::vector<FieldSpec>& field_specs() {
     return specs;
 }
 
-enum class CalRule { efficiency, non_negative, positive };
+enum class CalRule { efficiency, non_negative, positive, probability };
 struct CalSpec {
     const char* name;
     double Calibration::*member;
@@ -108,6 +108,9 @@ const std::vector<CalSpec>& calibration_specs() {
         {"load_latency_scale", &Calibration::load_latency_scale, CalRule::positive, true},
         {"load_latency_ns_per_byte", &Calibration::load_latency_ns_per_byte, CalRule::non_negative, true},
         {"fragment_store_bytes_per_s", &Calibration::fragment_store_bytes_per_s, CalRule::non_negative, true},
+        {"lrc_in_step_one_block", &Calibration::lrc_in_step_one_block, CalRule::probability, true},
+        {"lrc_in_step_several_blocks", &Calibration::lrc_in_step_several_blocks, CalRule::probability, true},
+        {"lrc_lock_loss_per_iteration", &Calibration::lrc_lock_loss_per_iteration, CalRule::non_negative, true},
     };
     return specs;
 }
@@ -238,6 +241,9 @@ public:
             if (it->rule == CalRule::efficiency) {
                 if (!nv || !(*nv > 0.0 && *nv <= 1.0))
                     return fail(path, "must be a number in (0, 1] (got " + show(*val) + ")");
+            } else if (it->rule == CalRule::probability) {
+                if (!nv || !(*nv >= 0.0 && *nv <= 1.0))
+                    return fail(path, "must be a number in [0, 1] (got " + show(*val) + ")");
             } else if (it->rule == CalRule::positive) {
                 if (!nv || !std::isfinite(*nv) || *nv <= 0)
                     return fail(path, "must be a positive number (got " + show(*val) + ")");

@@ -82,6 +82,22 @@ struct Calibration {
     // against 3.27 TB/s). Such a store's L2 work is its bytes x L2 rate / this rate. 0 = like any
     // store (the default).
     double fragment_store_bytes_per_s = 0.0;
+    // Simulator: the L2 request coalescer (LRC) of GH100, which merges a read request for a sector
+    // with one for the same sector already on its way to the L2, in pairs (Nsight Compute's
+    // lrc__request_sectors_op_read_coalescing_achieved_type_hardware: at most ~0.5 of the requested
+    // sectors, 4-52% for flash2 and GEMM tiles, 0 for flash1; bench/results/h100_lrc_coalescing.jsonl).
+    // In the simulator a load joins another block's request for the same region issued within one
+    // loaded HBM round trip that nobody has joined yet. Its identical blocks run in exact lock-step
+    // where the hardware's drift apart, so a join merges p x exp(-loss x i) of the region's bytes:
+    // i = the main-loop iteration, p = lrc_in_step_one_block when each SM holds one block of the
+    // launch, else lrc_in_step_several_blocks. Merged bytes leave lts__t_bytes and the L2's work;
+    // the joining load is back no sooner than the one it joined. Both p at 0 (the default) = no
+    // coalescer: profiles without the fields predict exactly as before. Fitted to the training
+    // half's lts__t_bytes by validate/scripts/fit_lrc.py.
+    double lrc_in_step_one_block = 0.0;
+    double lrc_in_step_several_blocks = 0.0;
+    double lrc_lock_loss_per_iteration = 0.0;
+    bool lrc_model() const { return lrc_in_step_one_block > 0 || lrc_in_step_several_blocks > 0; }
     // Simulator: the most one SM can pull through its L2 port, bytes per SM clock (Ampere and
     // Hopper: 64 B/clk per SM). Only binds when few SMs are busy (tail waves, small grids).
     double sm_l2_bytes_per_cycle = 64.0;

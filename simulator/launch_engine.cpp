@@ -26,6 +26,7 @@
 #include <cmath>
 #include <limits>
 #include <queue>
+#include <unordered_map>
 #include <vector>
 
 #include "simulator/l1_cache.hpp"
@@ -198,7 +199,9 @@ public:
         : st_(st), launch_(launch), index_(index), occ_(occ),
           sampler_(st.options->max_samples), sm_count_(st.hw->sm_count), far_share_(st.hw->l2_far_share()),
           residency_(residency(launch, occ, st.hw->warp_size_threads, st.hw->sm_count)),
-          tensor_flops_per_ns_(tensor_rate(st.rates, residency_)), warp_(warp_model(st.rates, launch, residency_)) {}
+          tensor_flops_per_ns_(tensor_rate(st.rates, residency_)), warp_(warp_model(st.rates, launch, residency_)),
+          lrc_in_step_(residency_.blocks_per_sm == 1 ? st.rates.lrc_in_step_one_block
+                                                      : st.rates.lrc_in_step_several_blocks) {}
 
     Result<LaunchResult> run(double start_ns);
 
@@ -233,6 +236,11 @@ private:
     // chunks go to the L2 (into acc) and are then kept in L1. Returns the bytes L1 served.
     std::int64_t load_through_l1(L1Cache& l1, int part, std::uint32_t id, std::int64_t a, std::int64_t b, L2Access& acc);
     bool issue_store(std::uint32_t slot_id, std::uint32_t phase);
+    // L2 request coalescer: the expected bytes of load phase `phase` of the block in `slot_id`
+    // that join a request for the same region already on its way (Calibration::lrc_model).
+    // `ready_ns` is raised to the earliest a joined request can be back: a merged request returns
+    // with the one it joined.
+    double lrc_merged_bytes(std::uint32_t slot_id, std::uint32_t phase, double& ready_ns);
     void finish_block(std::uint32_t slot_id);
     void dispatch(std::uint32_t slot_id);
 
@@ -246,6 +254,34 @@ private:
     Residency residency_;
     double tensor_flops_per_ns_;  // one SM's tensor rate for this launch (latency limit applied)
     WarpModel warp_;
+    double lrc_in_step_;  // chance that blocks reading the same tile start in step (0: no coalescer)
+    double lrc_merged_ = 0;  // expected read bytes the coalescer merged
+    // Requests on their way that a request for the same region may still join: region -> when it
+    // was issued, when it can be back. A joined entry is removed (requests merge in pairs).
+    struct LrcKey {
+        std::uint32_t buffer;
+        std::int64_t offset, row_bytes, rows, stride;
+        bool operator==(const LrcKey& o) const {
+            return buffer == o.buffer && offset == o.offset && row_bytes == o.row_bytes && rows == o.rows &&
+                   stride == o.stride;
+        }
+    };
+    struct LrcKeyHash {
+        std::size_t operator()(const LrcKey& k) const {
+            std::uint64_t h = 1469598103934665603ull;
+            for (const std::uint64_t v : {static_cast<std::uint64_t>(k.buffer), static_cast<std::uint64_t>(k.offset),
+                                          static_cast<std::uint64_t>(k.row_bytes), static_cast<std::uint64_t>(k.rows),
+                                          static_cast<std::uint64_t>(k.stride)})
+                h = (h ^ v) * 1099511628211ull;
+            return static_cast<std::size_t>(h);
+        }
+    };
+    struct LrcPending {
+        double issued_ns, ready_ns;
+    };
+    std::unordered_map<LrcKey, LrcPending, LrcKeyHash> lrc_pending_;
+    std::size_t lrc_sweep_at_ = 4096;  // table size at which stale entries are dropped
+    std::vector<std::uint8_t> lrc_joined_;  // per load of the current phase: it joined a pending one
     std::int64_t blocks_ = 0, next_block_ = 0, slots_per_wave_ = 0;
     double now_ = 0;
     std::uint64_t seq_ = 0;
@@ -394,6 +430,7 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
             memo_comp_ns_ = comp_ns;
             memo_frac_ = frac;
         }
+        ph.first_iteration = static_cast<std::uint32_t>(slot.phases.size());
         ph.comp_ns = memo_comp_ns_;
         ph.frac = memo_frac_;
         ph.smem_bytes = smem;
@@ -457,6 +494,12 @@ bool Engine::issue_mem(std::uint32_t slot_id, std::uint32_t phase) {
         missing_steps += acc.fill_bytes > fill_before ? 1u : 0u;
         l1_steps += (l1 && acc.requested_bytes == requested_before && r.bytes() > 0) ? 1u : 0u;
     }
+    double joined_ready_ns = 0;  // a joined request can be back no sooner
+    const double merged = (lrc_in_step_ > 0 && st_.options->l2 && !l1)
+                              ? std::min(lrc_merged_bytes(slot_id, phase, joined_ready_ns),
+                                         static_cast<double>(acc.requested_bytes))
+                              : 0.0;
+    lrc_merged_ += merged;
     l1_hit_bytes_ += l1_hits;
     load_bytes_ += acc.requested_bytes;
     hit_bytes_ += acc.hit_bytes;
@@ -464,7 +507,8 @@ bool Engine::issue_mem(std::uint32_t slot_id, std::uint32_t phase) {
     fill_bytes_ += acc.fill_bytes;
     writeback_bytes_ += acc.writeback_bytes;
     const double hbm = static_cast<double>(acc.fill_bytes + acc.writeback_bytes);
-    const double l2 = static_cast<double>(acc.requested_bytes);
+    const double requested = static_cast<double>(acc.requested_bytes);
+    const double l2 = requested - merged;  // merged requests never reach an L2 slice
     slot.hbm_bytes += hbm;
     slot.l2_bytes += l2;
     Job j;
@@ -477,7 +521,7 @@ bool Engine::issue_mem(std::uint32_t slot_id, std::uint32_t phase) {
     // its load steps that missed, L1's for the share that L1 served alone, L2's for the rest.
     if (ph.latency_scale <= 1) {
         j.latency_ns = acc.fill_bytes > 0 ? st_.rates.hbm_latency_ns
-                                          : (l2 > 0 ? st_.rates.l2_latency_ns : (l1_hits > 0 ? st_.rates.l1_latency_ns : 0.0));
+                                          : (requested > 0 ? st_.rates.l2_latency_ns : (l1_hits > 0 ? st_.rates.l1_latency_ns : 0.0));
     } else {
         const double steps = static_cast<double>(ph.load_end - ph.load_begin);
         const double miss_share = static_cast<double>(missing_steps) / steps;
@@ -487,7 +531,7 @@ bool Engine::issue_mem(std::uint32_t slot_id, std::uint32_t phase) {
     }
     // Burst drain: the last of a thread's requests returns later the more it loads (a coarsened
     // phase holds G iterations' bytes, i.e. G bursts paid in sequence).
-    const double loaded = l2 + static_cast<double>(l1_hits);
+    const double loaded = requested + static_cast<double>(l1_hits);
     if (loaded > 0 && st_.rates.load_latency_ns_per_byte > 0) {
         j.latency_ns += st_.rates.load_latency_ns_per_byte * loaded / std::max(1, launch_.threads_per_block);
     }
@@ -496,7 +540,15 @@ bool Engine::issue_mem(std::uint32_t slot_id, std::uint32_t phase) {
     double alone_ns = 0;
     if (l2 > 0) alone_ns = std::max(alone_ns, l2 / servers_[kL2Server].solo_rate());
     if (hbm > 0) alone_ns = std::max(alone_ns, hbm / servers_[kHbmServer].solo_rate());
-    j.earliest_done_ns = now_ + alone_ns + j.latency_ns;
+    j.earliest_done_ns = std::max(now_ + alone_ns + j.latency_ns, joined_ready_ns);
+    // The regions this phase requested and did not merge can be joined until they are back.
+    if (lrc_in_step_ > 0 && st_.options->l2 && !l1) {
+        for (std::uint32_t k = ph.load_begin; k < ph.load_end; ++k) {
+            const Region& r = slot.loads[k];
+            const LrcKey key{r.buffer, r.offset_bytes, r.row_bytes, r.rows, r.stride_bytes};
+            if (!lrc_joined_[k - ph.load_begin]) lrc_pending_[key] = LrcPending{now_, j.earliest_done_ns};
+        }
+    }
     const std::uint32_t id = new_job(j);
     ++slot.outstanding;
     if (j.pending == 0) {
@@ -561,6 +613,47 @@ bool Engine::issue_store(std::uint32_t slot_id, std::uint32_t phase) {
     if (l2 > 0) add_to_server(kL2Server, l2_work, id);
     if (hbm > 0) add_to_server(kHbmServer, hbm, id);
     return false;
+}
+
+// A load joins a request for the same region (buffer, offset, shape) that another block issued
+// no longer than one loaded memory round trip (the HBM latency) ago and that nobody has joined
+// yet: requests merge in pairs, so of n blocks reading a tile at once about half merge. Two
+// identical blocks in the simulator run in exact lock-step; the hardware's drift apart, so the
+// join happens with probability p x exp(-loss x iteration) (p = lrc_in_step_ for this launch's
+// residency, the loss per main-loop iteration; a coarsened phase of G iterations takes the mean
+// over them) and the merged bytes are that fraction of the region. The joining load is back no
+// sooner than the request it joined.
+double Engine::lrc_merged_bytes(std::uint32_t slot_id, std::uint32_t phase, double& ready_ns) {
+    const Slot& slot = slots_[slot_id];
+    const Phase& ph = slot.phases[phase];
+    lrc_joined_.assign(ph.load_end - ph.load_begin, 0);
+    const double window = st_.rates.hbm_latency_ns;
+    if (lrc_pending_.size() >= lrc_sweep_at_) {  // drop requests that can no longer be joined
+        for (auto it = lrc_pending_.begin(); it != lrc_pending_.end();) {
+            it = now_ - it->second.issued_ns > window ? lrc_pending_.erase(it) : std::next(it);
+        }
+        lrc_sweep_at_ = std::max<std::size_t>(4096, 2 * lrc_pending_.size());
+    }
+    double shared = 0;
+    for (std::uint32_t k = ph.load_begin; k < ph.load_end; ++k) {
+        const Region& r = slot.loads[k];
+        const auto it = lrc_pending_.find(LrcKey{r.buffer, r.offset_bytes, r.row_bytes, r.rows, r.stride_bytes});
+        if (it == lrc_pending_.end()) continue;
+        const LrcPending pending = it->second;
+        lrc_pending_.erase(it);
+        if (now_ - pending.issued_ns > window) continue;
+        shared += static_cast<double>(r.bytes());
+        ready_ns = std::max(ready_ns, pending.ready_ns);
+        lrc_joined_[k - ph.load_begin] = 1;
+    }
+    if (shared <= 0) return 0.0;
+    const double loss = st_.rates.lrc_lock_loss_per_iteration;
+    double in_step = lrc_in_step_ * std::exp(-loss * static_cast<double>(ph.first_iteration));
+    if (ph.iterations > 1 && loss > 0) {  // mean of exp(-loss i) over the run's iterations
+        const double g = static_cast<double>(ph.iterations);
+        in_step *= -std::expm1(-loss * g) / (g * -std::expm1(-loss));
+    }
+    return shared * in_step;
 }
 
 std::int64_t Engine::load_through_l1(L1Cache& l1, int part, std::uint32_t id, std::int64_t a, std::int64_t b,
@@ -823,6 +916,8 @@ Result<LaunchResult> Engine::run(double start_ns) {
     m[Metric::lts_t_bytes] = static_cast<double>(load_bytes_ + store_bytes_) +
                              (st_.options->l2 ? static_cast<double>(far_bytes_)
                                               : far_share_ * static_cast<double>(fill_bytes_ + store_bytes_));
+    // Reads the L2 request coalescer merged never reach an L2 slice (0 without the model).
+    if (lrc_merged_ > 0) m[Metric::lts_t_bytes] -= lrc_merged_;
     m[Metric::gpu_time_duration] = duration_ns;
     m[Metric::smem_bytes_read] = smem_read_;
     m[Metric::smem_bytes_write] = smem_write_;
@@ -839,9 +934,10 @@ Result<LaunchResult> Engine::run(double start_ns) {
     out_.extra["l2_hit_rate"] = load_bytes_ > 0 ? static_cast<double>(hit_bytes_) / static_cast<double>(load_bytes_) : 0.0;
     out_.extra["l2_dirty_bytes_at_end"] = st_.options->l2 ? static_cast<double>(st_.l2.dirty_bytes()) : 0.0;
     out_.extra["hbm_bytes_per_s"] = secs > 0 ? static_cast<double>(fill_bytes_ + writeback_bytes_) / secs : 0.0;
-    out_.extra["l2_bytes_per_s"] = secs > 0 ? static_cast<double>(load_bytes_ + store_bytes_) / secs : 0.0;
+    out_.extra["l2_bytes_per_s"] = secs > 0 ? (static_cast<double>(load_bytes_ + store_bytes_) - lrc_merged_) / secs : 0.0;
     out_.extra["l2_hit_bytes"] = static_cast<double>(hit_bytes_);
     out_.extra["l2_load_bytes"] = static_cast<double>(load_bytes_);
+    if (lrc_in_step_ > 0 && st_.options->l2) out_.extra["l2_coalesced_bytes"] = lrc_merged_;
     if (!l1_.empty()) out_.extra["l1_hit_bytes"] = static_cast<double>(l1_hit_bytes_);
     out_.extra["sim_iterations_per_phase"] = static_cast<double>(max_group_);
     return std::move(out_);

@@ -40,6 +40,11 @@ struct Rates {
     double fragment_store_bytes_per_ns = 0;   // 0 = fragment stores cost what other stores do
     double block_overhead_ns = 0;
     double launch_overhead_ns = 0;
+    // L2 request coalescer (Calibration::lrc_model; off when both probabilities are 0).
+    double lrc_in_step_one_block = 0;
+    double lrc_in_step_several_blocks = 0;
+    double lrc_lock_loss_per_iteration = 0;
+    bool lrc() const { return lrc_in_step_one_block > 0 || lrc_in_step_several_blocks > 0; }
 };
 
 // State shared by the launches of one prediction: the L2 contents carry from launch to launch.

@@ -34,6 +34,7 @@ std::int64_t coarsen_phases(std::vector<Phase>& phases, std::int64_t budget, std
         for (std::size_t u = 0; u < kUnits; ++u) m.frac[u] = m.comp_ns > 0 ? unit_ns[u] / m.comp_ns : 0.0;
         m.latency_scale = serial ? static_cast<double>(std::max<std::int64_t>(loads, 1)) : 1.0;
         m.streamed = !serial;
+        m.iterations = static_cast<std::uint32_t>(b - a);
         phases[out++] = m;
     }
     phases.resize(out);

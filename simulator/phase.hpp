@@ -21,6 +21,8 @@ struct Phase {
     double smem_bytes = 0;
     double latency_scale = 1;           // coarsened phases: latencies paid in sequence
     bool streamed = false;              // coarsened + pipelined: its compute overlaps its own loads
+    std::uint32_t first_iteration = 0;  // index of its first phase before coarsening
+    std::uint32_t iterations = 1;       // phases it stands for (coarsening)
 };
 
 // Coarsening (Options::phase_budget): when blocks x phases would exceed the budget, runs of G

@@ -87,6 +87,16 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
                           "warp_iteration_ns, warp_load_issue_ns_per_byte, warp_smem_read_ns_per_byte, "
                           "warp_op_ns, load_latency_ns_per_byte and fragment_store_bytes_per_s must be >= 0");
     }
+    for (const auto& [v, what] : {std::pair{c.lrc_in_step_one_block, "lrc_in_step_one_block"},
+                                  std::pair{c.lrc_in_step_several_blocks, "lrc_in_step_several_blocks"}}) {
+        if (!(v >= 0 && v <= 1))
+            return make_error("profile " + hw.name + ": calibration." + what + " must be in [0, 1] (got " +
+                              std::to_string(v) + ")");
+    }
+    if (!(c.lrc_lock_loss_per_iteration >= 0) || !std::isfinite(c.lrc_lock_loss_per_iteration)) {
+        return make_error("profile " + hw.name + ": calibration.lrc_lock_loss_per_iteration must be >= 0 (got " +
+                          std::to_string(c.lrc_lock_loss_per_iteration) + ")");
+    }
     if (!(c.warp_overlap_exponent > 0 && c.warp_overlap_exponent <= 1)) {
         return make_error("profile " + hw.name + ": calibration.warp_overlap_exponent must be in (0, 1] (got " +
                           std::to_string(c.warp_overlap_exponent) + ")");
@@ -116,6 +126,9 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
     r.l1_latency_ns = hw.l1_latency_ns;
     r.load_latency_ns_per_byte = c.load_latency_ns_per_byte;
     r.fragment_store_bytes_per_ns = c.fragment_store_bytes_per_s * 1e-9;
+    r.lrc_in_step_one_block = c.lrc_in_step_one_block;
+    r.lrc_in_step_several_blocks = c.lrc_in_step_several_blocks;
+    r.lrc_lock_loss_per_iteration = c.lrc_lock_loss_per_iteration;
     r.block_overhead_ns = c.block_overhead_ns;
     r.launch_overhead_ns = c.launch_overhead_ns;
     return r;
