@@ -83,6 +83,7 @@ int run_calibrate(int argc, char** argv) {
          "measuring: stop starting new cases after this many seconds (0 = no limit); the rest are listed as skipped")
         ("fit-budget-s", po::value<double>()->default_value(0.0),
          "fitting: stop the search after this many seconds, keeping the best point (0 = no limit)")
+        ("no-lrc-fit", "do not fit the L2 request coalescer (lrc_* fields) to the training flash2 and GEMM cases' L2 bytes")
         ("jobs", po::value<int>()->default_value(static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))),
          "prediction threads");
     po::variables_map vm;
@@ -139,6 +140,7 @@ int run_calibrate(int argc, char** argv) {
     validate::CalibrateOptions co;
     co.fit = split_list(vm["fit"].as<std::string>());
     co.max_evaluations = max_evals;
+    co.fit_lrc = vm.count("no-lrc-fit") == 0;
     if (const std::string method = vm["method"].as<std::string>(); method == "lm") {
         co.method = validate::FitMethod::levenberg_marquardt;
     } else if (method == "nelder-mead") {

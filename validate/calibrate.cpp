@@ -170,6 +170,141 @@ std::vector<std::vector<double>> predict_residuals(const std::vector<const Case*
     return out;
 }
 
+// Quantity `q` predicted for each of `cases` with each of `hws` (NaN where a prediction fails),
+// on `jobs` threads over profiles x cases.
+std::vector<std::vector<double>> predict_quantity(const std::vector<const Case*>& cases,
+                                                  const std::vector<Hardware>& hws, const Predictor& predict,
+                                                  Quantity q, int jobs) {
+    std::vector<std::vector<double>> out(hws.size(), std::vector<double>(cases.size(), NAN));
+    const std::size_t tasks = cases.size() * hws.size();
+    std::atomic<std::size_t> next{0};
+    auto worker = [&] {
+        for (std::size_t t = next++; t < tasks; t = next++) {
+            const std::size_t i = t / hws.size(), k = t % hws.size();
+            if (auto p = predict(cases[i]->measured.workload, hws[k])) out[k][i] = quantity_of(*p, q);
+        }
+    };
+    std::vector<std::thread> pool;
+    for (int j = 1; j < std::max(1, jobs); ++j) pool.emplace_back(worker);
+    worker();
+    for (auto& t : pool) t.join();
+    return out;
+}
+
+// The L2 request coalescer (core/hardware.hpp Calibration::lrc_*). For a fixed loss per
+// iteration the simulator merges p x exp(-loss i) of every joined load, so a case's predicted
+// lts__t_bytes is exactly linear in the p of its residency:
+//   lts(p1, pm) = base - p1 d1 - pm d2,  d1 = base - lts(1, 0), d2 = base - lts(0, 1)
+// (a launch has one residency, so each case moves with one of them). For every loss on a grid
+// (0 to 0.03 per iteration in steps of 0.002) this predicts the cases with (1, 0) and (0, 1),
+// solves the 2 x 2 least squares on the relative errors (lts - measured) / measured for (p1, pm),
+// clamped to [0, 1], and keeps the loss with the smallest sum of squares. The cases: the
+// training FlashAttention-2 and GEMM cases (the families whose blocks read shared tiles at once;
+// Nsight Compute measured the coalescer merging 4-52% of their reads, and nothing for
+// FlashAttention-1). Returns false (and changes nothing) when the model merges nothing.
+struct LrcFit {
+    double one = 0, several = 0, loss = 0, sum_sq = 0;
+    double mape_before = 0, mape_after = 0;
+    std::size_t cases = 0;
+};
+bool fit_lrc(const Dataset& data, const Hardware& hw, const Predictor& predict, int jobs, LrcFit& fit) {
+    std::vector<const Case*> cases;
+    std::vector<double> meas;
+    for (const auto& c : data.cases) {
+        const KernelFamily k = c.measured.workload.kernel;
+        if (c.split != Split::train || (k != KernelFamily::attention_flash2 && k != KernelFamily::gemm)) continue;
+        const double m = quantity_of(c.measured, Quantity::lts_bytes);
+        if (std::isfinite(m) && m > 0) {
+            cases.push_back(&c);
+            meas.push_back(m);
+        }
+    }
+    if (cases.empty()) return false;
+    constexpr int kGrid = 16;
+    constexpr double kStep = 0.002;
+    std::vector<Hardware> hws(1 + 2 * kGrid, hw);
+    for (Hardware& h : hws) {
+        h.calibration.lrc_in_step_one_block = h.calibration.lrc_in_step_several_blocks = 0;
+        h.calibration.lrc_lock_loss_per_iteration = 0;
+    }
+    for (int g = 0; g < kGrid; ++g) {
+        for (int k = 0; k < 2; ++k) {
+            Calibration& c = hws[static_cast<std::size_t>(1 + 2 * g + k)].calibration;
+            (k == 0 ? c.lrc_in_step_one_block : c.lrc_in_step_several_blocks) = 1.0;
+            c.lrc_lock_loss_per_iteration = kStep * g;
+        }
+    }
+    const auto lts = predict_quantity(cases, hws, predict, Quantity::lts_bytes, jobs);
+    std::vector<std::size_t> ok;  // cases every profile predicted
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+        bool all = true;
+        for (const auto& v : lts) all = all && std::isfinite(v[i]) && v[i] > 0;
+        if (all) ok.push_back(i);
+    }
+    if (ok.empty()) return false;
+    const std::vector<double>& base = lts[0];
+    bool found = false, merges = false;
+    for (int g = 0; g < kGrid; ++g) {
+        const auto& a = lts[static_cast<std::size_t>(1 + 2 * g)];
+        const auto& b = lts[static_cast<std::size_t>(2 + 2 * g)];
+        double s11 = 0, s22 = 0, s12 = 0, r1 = 0, r2 = 0;
+        for (const std::size_t i : ok) {
+            const double x1 = (base[i] - a[i]) / meas[i], x2 = (base[i] - b[i]) / meas[i];
+            const double y = (base[i] - meas[i]) / meas[i];
+            s11 += x1 * x1;
+            s22 += x2 * x2;
+            s12 += x1 * x2;
+            r1 += x1 * y;
+            r2 += x2 * y;
+        }
+        if (s11 <= 0 && s22 <= 0) continue;  // nothing merges at this loss
+        merges = true;
+        const double det = s11 * s22 - s12 * s12;
+        double p1 = 0, p2 = 0;
+        if (det > 1e-12 * std::max(1.0, s11 * s22)) {
+            p1 = (r1 * s22 - r2 * s12) / det;
+            p2 = (r2 * s11 - r1 * s12) / det;
+        }
+        auto refit2 = [&] { p2 = s22 > 0 ? std::clamp((r2 - p1 * s12) / s22, 0.0, 1.0) : 0.0; };
+        auto refit1 = [&] { p1 = s11 > 0 ? std::clamp((r1 - p2 * s12) / s11, 0.0, 1.0) : 0.0; };
+        if (!(det > 1e-12 * std::max(1.0, s11 * s22))) {
+            p2 = 0;
+            refit1();
+            refit2();
+        } else if (p1 < 0 || p1 > 1) {
+            p1 = std::clamp(p1, 0.0, 1.0);
+            refit2();
+        } else if (p2 < 0 || p2 > 1) {
+            p2 = std::clamp(p2, 0.0, 1.0);
+            refit1();
+        }
+        double sse = 0;
+        for (const std::size_t i : ok) {
+            const double pred = base[i] - p1 * (base[i] - a[i]) - p2 * (base[i] - b[i]);
+            sse += std::pow((pred - meas[i]) / meas[i], 2);
+        }
+        if (!found || sse < fit.sum_sq) {
+            found = true;
+            fit.one = p1;
+            fit.several = p2;
+            fit.loss = kStep * g;
+            fit.sum_sq = sse;
+        }
+    }
+    if (!merges || !found || (fit.one <= 0 && fit.several <= 0)) return false;
+    const std::size_t g = static_cast<std::size_t>(std::lround(fit.loss / kStep));
+    double before = 0, after = 0;
+    for (const std::size_t i : ok) {
+        const double pred = base[i] - fit.one * (base[i] - lts[1 + 2 * g][i]) - fit.several * (base[i] - lts[2 + 2 * g][i]);
+        before += std::abs(base[i] - meas[i]) / meas[i];
+        after += std::abs(pred - meas[i]) / meas[i];
+    }
+    fit.cases = ok.size();
+    fit.mape_before = before / static_cast<double>(ok.size());
+    fit.mape_after = after / static_cast<double>(ok.size());
+    return true;
+}
+
 double rms_log(const std::vector<double>& pred, const std::vector<double>& meas) {
     double s = 0;
     for (std::size_t i = 0; i < pred.size(); ++i) {
@@ -246,7 +381,37 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
         r.parameters.push_back({"l2_latency_ns", v, "microbenchmark l2_latency (pointer chase)"});
     }
 
-    // 2. Training cases with a usable measured time.
+    // The fitted list is final here; a bad --start is reported before any simulation runs.
+    std::string fitted;
+    for (const auto& f : fit) fitted += (fitted.empty() ? "" : ", ") + f;
+    for (const auto& [name, value] : options.start) {
+        if (std::find(fit.begin(), fit.end(), name) == fit.end())
+            return make_error("calibrate: --start gives '" + name + "', which is not fitted (fitted: " + fitted + ")");
+        if (!(value > 0) || !std::isfinite(value) || (is_efficiency(name) && value > 1))
+            return make_error("calibrate: --start " + name + " must be in (0, 1] for an efficiency, > 0 for an overhead");
+    }
+
+    // 2. The L2 request coalescer, on lts__t_bytes, before the time fit: the bytes it merges
+    // are taken off the L2's work, so the time parameters are fitted with it in place. It
+    // uses the profile's time parameters as they are (the previous fit's when a calibrated
+    // profile is refitted); they move a case's merged share only through the join window.
+    LrcFit lrc;
+    if (options.fit_lrc && fit_lrc(data, r.hw, predict, options.jobs, lrc)) {
+        cal.lrc_in_step_one_block = std::round(lrc.one * 1e4) / 1e4;
+        cal.lrc_in_step_several_blocks = std::round(lrc.several * 1e4) / 1e4;
+        cal.lrc_lock_loss_per_iteration = lrc.loss;
+        r.lrc_cases = lrc.cases;
+        r.lrc_lts_mape_before = lrc.mape_before;
+        r.lrc_lts_mape_after = lrc.mape_after;
+        const std::string how = "fitted: least squares on (lts_pred - lts_meas) / lts_meas over " + std::to_string(lrc.cases) +
+                                " training FlashAttention-2 and GEMM cases (loss per iteration on a 0.002 grid)";
+        r.parameters.push_back({"lrc_in_step_one_block", cal.lrc_in_step_one_block, how});
+        r.parameters.push_back({"lrc_in_step_several_blocks", cal.lrc_in_step_several_blocks, how});
+        r.parameters.push_back({"lrc_lock_loss_per_iteration", cal.lrc_lock_loss_per_iteration, how});
+    }
+
+
+    // 3. Training cases with a usable measured time.
     std::vector<const Case*> train;
     for (const auto& c : data.cases) {
         if (c.split != Split::train) continue;
@@ -309,17 +474,9 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
     }
     r.fit_cases = train.size();
 
-    // 3. Nelder-Mead over the fitted parameters.
+    // 4. The time fit over the fitted parameters.
     std::vector<double*> fields;
     std::vector<double> start;
-    std::string fitted;
-    for (const auto& f : fit) fitted += (fitted.empty() ? "" : ", ") + f;
-    for (const auto& [name, value] : options.start) {
-        if (std::find(fit.begin(), fit.end(), name) == fit.end())
-            return make_error("calibrate: --start gives '" + name + "', which is not fitted (fitted: " + fitted + ")");
-        if (!(value > 0) || !std::isfinite(value) || (is_efficiency(name) && value > 1))
-            return make_error("calibrate: --start " + name + " must be in (0, 1] for an efficiency, > 0 for an overhead");
-    }
     for (const auto& f : fit) {
         double* field = *calibration_field(cal, f);
         fields.push_back(field);
@@ -425,6 +582,11 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
                   " -> " + sci(r.rms_log_error_after) + ", time MAPE " + sci(100 * r.mape_before) + "% -> " +
                   sci(100 * r.mape_after) + "% (training)";
     prov["fitted_parameters"] = fitted;
+    if (r.lrc_cases > 0)
+        prov["lrc_fit"] = "lrc_in_step_one_block, lrc_in_step_several_blocks, lrc_lock_loss_per_iteration: before the time fit, "
+                          "least squares on the relative lts__t_bytes error of " + std::to_string(r.lrc_cases) +
+                          " training FlashAttention-2 and GEMM cases; their lts MAPE " + sci(100 * r.lrc_lts_mape_before) +
+                          "% -> " + sci(100 * r.lrc_lts_mape_after) + "% (training)";
     return r;
 }
 
@@ -468,6 +630,11 @@ std::string fit_report_json(const CalibrationResult& r) {
     o["time_mape_before"] = r.mape_before;
     o["time_mape_after"] = r.mape_after;
     o["evaluations"] = r.evaluations;
+    if (r.lrc_cases > 0) {
+        o["lrc_fit_cases"] = r.lrc_cases;
+        o["lrc_lts_mape_before"] = r.lrc_lts_mape_before;
+        o["lrc_lts_mape_after"] = r.lrc_lts_mape_after;
+    }
     o["converged"] = r.converged;
     o["time_budget_reached"] = r.budget_exhausted;
     json::array res;

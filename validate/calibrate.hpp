@@ -84,6 +84,9 @@ struct CalibrateOptions {
                                  // training cases of every kernel family (its cheapest), so a
                                  // family whose cases are all expensive (naive attention) still
                                  // constrains the fit; the rest are the cheapest overall
+    // After the time fit, fit the simulator's L2 request coalescer (Calibration::lrc_*) to the
+    // lts__t_bytes of the training FlashAttention-2 and GEMM cases (see fit_lrc()).
+    bool fit_lrc = true;
     int jobs = 1;
     double time_budget_s = 0;    // 0 = none; else the fit stops (keeping its best point) when
                                  // this much wall time has passed
@@ -119,6 +122,10 @@ struct CalibrationResult {
     int evaluations = 0;
     bool converged = false;
     bool budget_exhausted = false;        // stopped by time_budget_s
+    // The L2 request coalescer fit (CalibrateOptions::fit_lrc): its cases and the lts__t_bytes
+    // MAPE over them without and with the fitted coalescer (0 cases: not fitted).
+    std::size_t lrc_cases = 0;
+    double lrc_lts_mape_before = 0, lrc_lts_mape_after = 0;
 };
 
 // `predict` is the model being calibrated (normally the simulator).

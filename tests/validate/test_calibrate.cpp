@@ -265,3 +265,67 @@ TEST_CASE("calibrate's fit set keeps the cheapest cases of every family", "[vali
     REQUIRE(plain.ok());
     CHECK(plain->fit_cases == 3);
 }
+
+namespace {
+
+// A toy L2-byte model with the coalescer's structure: a case requests `bytes`, and half of them
+// are shared reads that merge with p x exp(-loss x i) averaged over its `iterations` = k / 32
+// main-loop iterations; p is the one-block value for tile_m 128 and the several-block value for
+// tile_m 64 (as if the smaller tile fitted several blocks per SM).
+double toy_lts(const Workload& w, const Calibration& c) {
+    const double bytes = 2.0 * double(w.m * w.k + w.k * w.n) * 64.0 / double(w.tile.m);
+    const double p = w.tile.m == 128 ? c.lrc_in_step_one_block : c.lrc_in_step_several_blocks;
+    const double n = double(w.k / 32);
+    double mean = 0;
+    for (int i = 0; i < int(n); ++i) mean += std::exp(-c.lrc_lock_loss_per_iteration * i) / n;
+    return bytes * (1.0 - 0.5 * p * mean);
+}
+
+}  // namespace
+
+TEST_CASE("calibrate fits the L2 request coalescer to the training cases' L2 bytes", "[validate][calibrate][lrc]") {
+    Calibration truth;
+    truth.lrc_in_step_one_block = 0.8;
+    truth.lrc_in_step_several_blocks = 0.35;
+    truth.lrc_lock_loss_per_iteration = 0.01;  // on the fit's 0.002 grid
+    Dataset d = toy_data(Calibration{});
+    for (Case& c : d.cases) c.measured.total[Metric::lts_t_bytes] = toy_lts(c.measured.workload, truth);
+    Hardware base;
+    base.name = "toy";
+    base.hbm_bandwidth_bytes_per_s = 3.0e12;
+    const Predictor predict = [](const Workload& w, const Hardware& h) -> Result<Prediction> {
+        Prediction p;
+        p.model = "toy";
+        p.workload = w;
+        p.total.values.fill(0);
+        p.total[Metric::gpu_time_duration] = toy_time(w, h.calibration);
+        p.total[Metric::lts_t_bytes] = toy_lts(w, h.calibration);
+        return p;
+    };
+    CalibrateOptions o;
+    o.fit = {"launch_overhead_ns"};
+    o.max_evaluations = 5;
+    auto r = calibrate(d, base, predict, o);
+    INFO((r ? std::string() : r.error().message));
+    REQUIRE(r.ok());
+    CHECK(r->hw.calibration.lrc_in_step_one_block == Approx(0.8).margin(1e-4));
+    CHECK(r->hw.calibration.lrc_in_step_several_blocks == Approx(0.35).margin(1e-4));
+    CHECK(r->hw.calibration.lrc_lock_loss_per_iteration == Approx(0.01).margin(1e-12));
+    CHECK(r->lrc_cases > 0);
+    CHECK(r->lrc_lts_mape_before > 0.05);
+    CHECK(r->lrc_lts_mape_after < 1e-4);
+    CHECK(r->hw.provenance.count("lrc_fit") == 1);
+
+    // Off on request, and nothing to fit when the model merges nothing (the plain toy).
+    o.fit_lrc = false;
+    auto off = calibrate(d, base, predict, o);
+    REQUIRE(off.ok());
+    CHECK(off->hw.calibration.lrc_in_step_one_block == 0);
+    CHECK(off->lrc_cases == 0);
+    o.fit_lrc = true;
+    auto none = calibrate(d, base, toy(), o);
+    REQUIRE(none.ok());
+    CHECK(none->hw.calibration.lrc_in_step_one_block == 0);
+    CHECK(none->hw.calibration.lrc_in_step_several_blocks == 0);
+    CHECK(none->lrc_cases == 0);
+}
