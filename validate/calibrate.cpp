@@ -390,10 +390,13 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
         if (!(value > 0) || !std::isfinite(value) || (is_efficiency(name) && value > 1))
             return make_error("calibrate: --start " + name + " must be in (0, 1] for an efficiency, > 0 for an overhead");
     }
+    // The start point replaces the profile's (and the microbenchmarks') values from here on, so
+    // the coalescer fit and the "before" figures of the time fit are taken at it.
+    for (const auto& [name, value] : options.start) *(*calibration_field(cal, name)) = value;
 
     // 2. The L2 request coalescer, on lts__t_bytes, before the time fit: the bytes it merges
     // are taken off the L2's work, so the time parameters are fitted with it in place. It
-    // uses the profile's time parameters as they are (the previous fit's when a calibrated
+    // uses the time parameters of the start point (the previous fit's when a calibrated
     // profile is refitted); they move a case's merged share only through the join window.
     LrcFit lrc;
     if (options.fit_lrc && fit_lrc(data, r.hw, predict, options.jobs, lrc)) {
