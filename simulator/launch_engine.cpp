@@ -508,7 +508,12 @@ bool Engine::issue_mem(std::uint32_t slot_id, std::uint32_t phase) {
     writeback_bytes_ += acc.writeback_bytes;
     const double hbm = static_cast<double>(acc.fill_bytes + acc.writeback_bytes);
     const double requested = static_cast<double>(acc.requested_bytes);
-    const double l2 = requested - merged;  // merged requests never reach an L2 slice
+    // Merged requests never reach an L2 slice (lts__t_bytes falls by `merged`), but the crossbar
+    // still delivers their sectors to every requesting SM: on the H100 lrc__xbar2gpc_sectors
+    // equals the sectors requested while lrc__lts2lrc_sectors is what the slices served
+    // (bench/results/h100_l2_merge_probe). The L2 server's rate is the delivered-bytes
+    // microbenchmark, so its work is every requested byte.
+    const double l2 = requested;
     slot.hbm_bytes += hbm;
     slot.l2_bytes += l2;
     Job j;
