@@ -1,8 +1,8 @@
 // The L2 request coalescer (Calibration::lrc_in_step_one_block, lrc_in_step_several_blocks,
 // lrc_lock_loss_per_iteration). Laws: off by default (no merged bytes, no coalescer output); a
 // load that joins another block's request for the same region in flight merges p x exp(-loss i)
-// of its bytes, exactly, and those bytes leave lts__t_bytes and nothing else (the crossbar still
-// delivers them, so they are L2 work); requests merge in pairs; private data never merges; with the L2 off nothing merges.
+// of its bytes, exactly, and those bytes leave lts__t_bytes and nothing else; requests merge in
+// pairs; private data never merges; with the L2 off nothing merges.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -71,18 +71,6 @@ TEST_CASE("two blocks reading the same tiles in step: one of each pair merges p 
             CHECK(on.total[Metric::dram_bytes_write] == off.total[Metric::dram_bytes_write]);
         }
     }
-}
-
-TEST_CASE("merged bytes still cross to every SM: the coalescer does not make the L2 faster", "[sim][lrc]") {
-    // Many blocks reading the same tiles: L2-bound. The merged share leaves lts__t_bytes, but the
-    // L2's delivered bytes, and so the time, do not fall (a joined load also waits for its partner).
-    const Launch l = reader(512, true, 256);
-    const Prediction off = test::run({l}, lrc_gpu(0, 0, 0));
-    const Prediction on = test::run({l}, lrc_gpu(1, 1, 0));
-    REQUIRE(coalesced(on) > 0);
-    CHECK(on.total[Metric::lts_t_bytes] < off.total[Metric::lts_t_bytes]);
-    // Equal L2 work; the order in which jobs share the servers may move the time a little.
-    CHECK(on.total[Metric::gpu_time_duration] > 0.99 * off.total[Metric::gpu_time_duration]);
 }
 
 TEST_CASE("requests merge in pairs: of many blocks in step at most half merge", "[sim][lrc]") {
