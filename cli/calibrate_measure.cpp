@@ -103,6 +103,7 @@ MeasureDatasetResult measure_dataset(const std::string& path, const Hardware& hw
         {"l2_latency", [&] { return kern::bench_latency(l2_fit / 2, 200000); }},
         {"hbm_latency", [] { return kern::bench_latency(std::int64_t{512} << 20, 200000); }},
         {"tensor_fp16", [] { return kern::bench_tensor_peak(20); }},
+        {"launch_overhead", [] { return kern::bench_launch_overhead(50); }},
     };
     for (const Bench& b : benches) {
         auto r = b.run();
@@ -114,6 +115,8 @@ MeasureDatasetResult measure_dataset(const std::string& path, const Hardware& hw
         emit(validate::microbench_json({b.name, r->value, r->unit}));
         log << "microbench " << b.name << " = " << r->value << " " << r->unit << "\n";
     }
+
+    if (options.microbench_only) return result;
 
     kern::MeasureOptions mo;
     mo.repeats = options.repeats;

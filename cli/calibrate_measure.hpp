@@ -21,6 +21,7 @@ struct MeasureDatasetResult {
 
 struct MeasureDatasetOptions {
     bool training_only = false;
+    bool microbench_only = false;  // the microbenchmarks, no cases
     int repeats = 5;           // timed repeats per case (median)
     int warmup = 2;
     double time_budget_s = 0;  // 0 = none; else cases left when it runs out are written as skipped

@@ -59,6 +59,7 @@ int run_calibrate(int argc, char** argv) {
         ("from", po::value<std::string>(), "JSONL of earlier measurements (skip measuring)")
         ("measure-dataset", po::value<std::string>(),
          "CUDA builds: measure microbenchmarks + every data-set case into this JSONL file and stop")
+        ("microbench-only", "with --measure-dataset: the microbenchmarks only (seconds), no cases")
         ("out", po::value<std::string>(), "calibrated profile to write (default: stdout)")
         ("fit-report", po::value<std::string>(),
          "with --out: where the fit report (JSON: parameters, residuals, provenance) goes; default "
@@ -115,6 +116,9 @@ int run_calibrate(int argc, char** argv) {
     MeasureDatasetOptions mo;
     mo.repeats = repeats;
     mo.time_budget_s = vm["time-budget-s"].as<double>();
+    mo.microbench_only = vm.count("microbench-only") != 0;
+    if (mo.microbench_only && vm.count("measure-dataset") == 0)
+        return cli_fail(2, "calibrate: --microbench-only needs --measure-dataset FILE");
     if (!(mo.time_budget_s >= 0)) return cli_fail(2, "calibrate: --time-budget-s must be >= 0");
     if (vm.count("measure-dataset") != 0) {
         const std::string path = vm["measure-dataset"].as<std::string>();

@@ -375,6 +375,14 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
         r.hw.sources["hbm_latency_ns"] = "measured: pointer chase microbenchmark (tilescope calibrate)";
         r.parameters.push_back({"hbm_latency_ns", v, "microbenchmark hbm_latency (pointer chase)"});
     }
+    // The launch overhead: an empty kernel timed like a case. It is measured, so it is not
+    // fitted: the training cases (the shortest runs ~100 us) barely constrain a few us per launch,
+    // and a fit trades it against the per-block and per-iteration terms.
+    if (const double v = microbench_value(data, "launch_overhead"); std::isfinite(v) && v >= 0) {
+        cal.launch_overhead_ns = v;
+        fit.erase(std::remove(fit.begin(), fit.end(), std::string("launch_overhead_ns")), fit.end());
+        r.parameters.push_back({"launch_overhead_ns", v, "microbenchmark launch_overhead (empty kernel, CUDA events)"});
+    }
     if (const double v = microbench_value(data, "l2_latency"); std::isfinite(v)) {
         r.hw.l2_latency_ns = v;
         r.hw.sources["l2_latency_ns"] = "measured: pointer chase microbenchmark (tilescope calibrate)";

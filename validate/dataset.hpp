@@ -16,6 +16,8 @@
 //   hbm_latency [ns], l2_latency [ns]   pointer chase
 //   tensor_fp16 [flops_per_s]     tensor-core peak, fp16 inputs
 //   fp32 [flops_per_s]            FP32 FMA peak (FMA = 2 flops)
+//   launch_overhead [ns]          an empty kernel's time, timed like a case (queued behind other
+//                                 work); becomes launch_overhead_ns, which is then not fitted
 #pragma once
 
 #include <map>

@@ -64,6 +64,16 @@ __global__ void chase_kernel(const uint32_t* __restrict__ next, int steps, uint3
     cycles[0] = t1 - t0;
 }
 
+__global__ void empty_kernel() {}
+
+// Keeps one SM busy for about `cycles` SM clocks (the host queues the timed launch meanwhile).
+__global__ void busy_kernel(long long cycles, long long* sink) {
+    const long long start = clock64();
+    long long now = start;
+    while (now - start < cycles) now = clock64();
+    if (now == 0) *sink = now;  // never true; keeps the loop
+}
+
 __global__ void tensor_peak_kernel(int iters, float* sink) {
     uint32_t a[4] = {0x3c003c00u, 0x3c003c00u, 0x3c003c00u, 0x3c003c00u};
     const uint32_t b0 = 0x3c003c00u ^ threadIdx.x, b1 = 0x3c003c00u;
@@ -225,6 +235,17 @@ Result<MicrobenchResult> bench_tensor_peak(int repeats) {
     if (!t) return t.error();
     const double work = static_cast<double>(blocks) * (threads / 32) * iters * 4 * 4096.0;
     MicrobenchResult r{"tensor_peak", work / (*t * 1e-9), "flops_per_s", work, *t};
+    return r;
+}
+
+Result<MicrobenchResult> bench_launch_overhead(int repeats) {
+    DeviceBuffer sink;
+    if (cudaMalloc(&sink.p, 64) != cudaSuccess) return make_error("launch_overhead: cudaMalloc failed");
+    // ~50 us at 2 GHz: longer than the host needs to queue an event, a launch and an event.
+    auto t = time_median_ns([&] { busy_kernel<<<1, 1>>>(100000, static_cast<long long*>(sink.p)); },
+                            [] { empty_kernel<<<1, 32>>>(); }, repeats);
+    if (!t) return t.error();
+    MicrobenchResult r{"launch_overhead", *t, "ns", 0, *t};
     return r;
 }
 

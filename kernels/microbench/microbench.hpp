@@ -6,6 +6,9 @@
 //   latency:      dependent pointer chase over `bytes` (stride 128 B, random order), ns per load
 //                 (bytes << L2 size: L2 latency; bytes >> L2 size: HBM latency)
 //   tensor_peak:  back-to-back mma.sync m16n8k16 fp16->fp32 on every SM, flop/s
+//   launch_overhead: an empty kernel (one block of 32 threads), ns. Each timed launch is queued
+//                 behind a short busy kernel, as a data-set case is queued behind its L2 flush,
+//                 so the events see the GPU's own launch cost, not the host's submission.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +31,7 @@ Result<MicrobenchResult> bench_l2_read(std::int64_t bytes, int repeats);
 Result<MicrobenchResult> bench_smem_read(int repeats);
 Result<MicrobenchResult> bench_latency(std::int64_t bytes, int steps);
 Result<MicrobenchResult> bench_tensor_peak(int repeats);
+Result<MicrobenchResult> bench_launch_overhead(int repeats);
 
 // The streaming copy kernel alone (16-byte vectors, grid-stride), for counter checks.
 // `bytes` must be a multiple of 16.

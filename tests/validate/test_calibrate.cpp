@@ -93,6 +93,34 @@ TEST_CASE("calibrate recovers the parameters that generated the data", "[validat
     CHECK(fit_report_json(*r).find("\"residuals\"") != std::string::npos);
 }
 
+TEST_CASE("a launch_overhead microbenchmark sets launch_overhead_ns, which is then not fitted", "[validate][calibrate]") {
+    Calibration truth;
+    truth.tensor_efficiency = 0.62;
+    truth.launch_overhead_ns = 3000;
+    truth.block_overhead_ns = 400;
+    Dataset d = toy_data(truth);
+    // Measured a little off the truth: the fit must keep the measured value and absorb the rest.
+    d.microbench.push_back({"launch_overhead", 2500, "ns"});
+    Hardware base;
+    base.name = "toy";
+    CalibrateOptions o;
+    o.fit = {"tensor_efficiency", "launch_overhead_ns", "block_overhead_ns"};
+    o.max_evaluations = 600;
+    auto r = calibrate(d, base, toy(), o);
+    REQUIRE(r.ok());
+    CHECK(r->hw.calibration.launch_overhead_ns == 2500);
+    CHECK(r->hw.calibration.tensor_efficiency == Approx(0.62).epsilon(0.05));
+    int measured = 0, fitted = 0;
+    for (const auto& p : r->parameters)
+        if (p.name == "launch_overhead_ns") (p.how.rfind("microbenchmark", 0) == 0 ? measured : fitted)++;
+    CHECK(measured == 1);
+    CHECK(fitted == 0);
+    CHECK(r->hw.provenance.at("fitted_parameters").find("launch_overhead_ns") == std::string::npos);
+    // Starting a parameter that is measured, not fitted, is an error.
+    o.start = {{"launch_overhead_ns", 1000}};
+    CHECK_FALSE(calibrate(d, base, toy(), o).ok());
+}
+
 TEST_CASE("both fit methods recover the generating parameters; LM with fewer points", "[validate][calibrate]") {
     Calibration truth;
     truth.tensor_efficiency = 0.62;
