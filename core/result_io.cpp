@@ -529,6 +529,24 @@ std::string to_table(const Prediction& p) {
             for (const LaunchResult& l : p.launches) os << pad_left(metric_text(m, l.metrics[m]), 14);
         os << pad_left(metric_text(m, p.total[m]), 14) << "\n";
     }
+    // Reads the L2 request coalescer merged before the L2 (the simulator with a calibrated profile
+    // that models it): not in lts__t_bytes.sum, shown so the L2 row can be read against the loads.
+    bool coalescer = false;
+    double coalesced = 0;
+    for (const LaunchResult& l : p.launches)
+        if (const auto it = l.extra.find("l2_coalesced_bytes"); it != l.extra.end()) {
+            coalescer = true;
+            coalesced += it->second;
+        }
+    if (coalescer) {
+        os << pad_right("l2_coalesced_bytes", 26);
+        if (several)
+            for (const LaunchResult& l : p.launches) {
+                const auto it = l.extra.find("l2_coalesced_bytes");
+                os << pad_left(it == l.extra.end() ? std::string("-") : metric_text(Metric::lts_t_bytes, it->second), 14);
+            }
+        os << pad_left(metric_text(Metric::lts_t_bytes, coalesced), 14) << "  (merged by the L2 request coalescer)\n";
+    }
     return os.str();
 }
 

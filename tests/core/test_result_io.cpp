@@ -87,4 +87,19 @@ TEST_CASE("table lists launches and metrics", "[result_io]") {
     CHECK(t.find("total") != std::string::npos);
     CHECK(format_metric(Metric::dram_bytes_read, 268435456.0) == "268 MB");
     CHECK(format_metric(Metric::gpu_time_duration, 1234567.0) == "1.235 ms");
+    // No coalescer output, no coalescer row.
+    CHECK(t.find("l2_coalesced_bytes") == std::string::npos);
+}
+
+TEST_CASE("table shows the L2 request coalescer's merged bytes when a launch reports them", "[result_io]") {
+    Prediction p = sample("attention-naive");
+    p.launches.at(0).extra["l2_coalesced_bytes"] = 2.5e6;
+    p.launches.at(2).extra["l2_coalesced_bytes"] = 1.5e6;
+    const std::string t = to_table(p);
+    const auto row = t.find("l2_coalesced_bytes");
+    REQUIRE(row != std::string::npos);
+    const std::string line = t.substr(row, t.find('\n', row) - row);
+    CHECK(line.find("2.5 MB") != std::string::npos);
+    CHECK(line.find("-") != std::string::npos);  // the softmax launch reports none
+    CHECK(line.find("4 MB") != std::string::npos);  // the total
 }
