@@ -75,6 +75,21 @@ double MemoryChart::linkBytes(Link link, bool measured) const {
     return nan();
 }
 
+double MemoryChart::coalescedBytes() const {
+    if (!snapshot_) return nan();
+    const auto& launches = snapshot_->prediction.launches;
+    double sum = 0;
+    bool any = false;
+    for (std::size_t i = 0; i < launches.size(); ++i) {
+        if (launch_index_ >= 0 && static_cast<int>(i) != launch_index_) continue;
+        if (const auto it = launches[i].extra.find("l2_coalesced_bytes"); it != launches[i].extra.end()) {
+            sum += it->second;
+            any = true;
+        }
+    }
+    return any ? sum : nan();
+}
+
 double MemoryChart::timeNs(bool measured) const {
     const Metrics* m = metrics(measured);
     return m ? (*m)[Metric::gpu_time_duration] : nan();
@@ -279,6 +294,8 @@ void MemoryChart::paintEvent(QPaintEvent*) {
         QString detail;
         if (link == Link::hbm_l2)
             detail = QStringLiteral(" (read %1, write %2)").arg(format_bytes(m[Metric::dram_bytes_read]), format_bytes(m[Metric::dram_bytes_write]));
+        else if (link == Link::l2_sm && !std::isnan(coalescedBytes()))
+            detail = QStringLiteral(" (+%1 merged before the L2 by its request coalescer)").arg(format_bytes(coalescedBytes()));
         else if (link == Link::smem_compute)
             detail = QStringLiteral(" (read %1, write %2)").arg(format_bytes(m[Metric::smem_bytes_read]), format_bytes(m[Metric::smem_bytes_write]));
         const QString pred_text = QStringLiteral("predicted %1%2 · %3 · %4 of peak")

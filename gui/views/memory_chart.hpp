@@ -30,6 +30,9 @@ public:
     // What the chart shows (for tests): bytes on a link, predicted / measured (NaN if none).
     double linkBytes(Link link, bool measured = false) const;
     double timeNs(bool measured = false) const;
+    // Predicted reads the L2 request coalescer merged before the L2 (NaN when no launch of the
+    // shown prediction reports them: analytic model, or a profile without the coalescer).
+    double coalescedBytes() const;
     QString toolTipAt(const QPointF& pos) const;
 
     QSize sizeHint() const override { return {720, 520}; }

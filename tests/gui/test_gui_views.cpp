@@ -151,6 +151,27 @@ private slots:
         compareWithCli(w, expected);
     }
 
+    void memoryChartShowsCoalescedBytes() {
+        if (!simulator_available()) QSKIP("built without the simulator");
+        MainWindow w(false);
+        w.show();
+        // The analytic model has no coalescer.
+        w.panel()->setRequest(small_attention("analytic"));
+        QVERIFY(gui_test::wait_prediction(w));
+        QVERIFY(std::isnan(w.memoryChart()->coalescedBytes()));
+        // The calibrated H100 profile models it: the chart shows what the simulator reports.
+        PredictRequest r = small_attention("sim");
+        r.profile = "calibrated/h100-sxm";
+        w.panel()->setRequest(r);
+        QVERIFY(gui_test::wait_prediction(w));
+        auto direct = compute_prediction(r);
+        QVERIFY(direct.ok());
+        const auto& extra = direct->prediction.launches.at(0).extra;
+        QVERIFY(extra.count("l2_coalesced_bytes") == 1);
+        QVERIFY(extra.at("l2_coalesced_bytes") > 0);
+        QCOMPARE(w.memoryChart()->coalescedBytes(), extra.at("l2_coalesced_bytes"));
+    }
+
     void l2OffEqualsAnalyticBytes() {
         if (!simulator_available()) QSKIP("built without the simulator");
         MainWindow w(false);
