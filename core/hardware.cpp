@@ -98,7 +98,6 @@ const std::vector<CalSpec>& calibration_specs() {
         {"fp32_efficiency", &Calibration::fp32_efficiency, CalRule::efficiency},
         {"launch_overhead_ns", &Calibration::launch_overhead_ns, CalRule::non_negative},
         {"block_overhead_ns", &Calibration::block_overhead_ns, CalRule::non_negative},
-        {"block_dispatch_ns", &Calibration::block_dispatch_ns, CalRule::non_negative, true},
         {"tensor_flops_per_cycle_per_warp", &Calibration::tensor_flops_per_cycle_per_warp, CalRule::non_negative, true},
         {"warp_iteration_ns", &Calibration::warp_iteration_ns, CalRule::non_negative, true},
         {"warp_load_issue_ns_per_byte", &Calibration::warp_load_issue_ns_per_byte, CalRule::non_negative, true},

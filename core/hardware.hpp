@@ -26,10 +26,6 @@ struct Calibration {
     double fp32_efficiency = 1.0;       // achieved / peak FP32 rate, (0, 1]
     double launch_overhead_ns = 0.0;    // fixed cost per kernel launch
     double block_overhead_ns = 0.0;     // fixed cost per thread block (prologue, epilogue)
-    // An SM starts its blocks one at a time, at most one per block_dispatch_ns (0 = no limit):
-    // measured by the block_dispatch microbenchmark (waves of empty blocks; 79 ns on the H100),
-    // it binds only for short blocks, many per SM (softmax rows, 32 blocks per SM).
-    double block_dispatch_ns = 0.0;
     // Simulator: latency limit of the tensor pipe. One warp issuing mma.sync sustains at most this
     // many tensor FLOP per SM clock (a dependent chain: one m16n8k16 = 4096 FLOP per mma latency
     // times the loop's independent mmas), so an SM's tensor rate is
@@ -97,7 +93,7 @@ struct Calibration {
     // launch, else lrc_in_step_several_blocks. Merged bytes leave lts__t_bytes and the L2's work;
     // the joining load is back no sooner than the one it joined. Both p at 0 (the default) = no
     // coalescer: profiles without the fields predict exactly as before. Fitted to the training
-    // half's lts__t_bytes by `tilescope calibrate`.
+    // half's lts__t_bytes by validate/scripts/fit_lrc.py.
     double lrc_in_step_one_block = 0.0;
     double lrc_in_step_several_blocks = 0.0;
     double lrc_lock_loss_per_iteration = 0.0;

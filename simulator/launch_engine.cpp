@@ -289,7 +289,6 @@ private:
     std::vector<PsServer> servers_;
     ServerHeap server_heap_;
     std::vector<std::array<double, kUnits>> sm_frac_;  // per SM: sum of active comp jobs' fractions
-    std::vector<double> dispatch_free_;                 // per SM: when it can start its next block
     std::vector<Job> jobs_;
     std::vector<std::uint32_t> free_jobs_;
     std::vector<std::uint32_t> done_;
@@ -454,15 +453,7 @@ void Engine::dispatch(std::uint32_t slot_id) {
     slot.start_ns = now_;
     slot.hbm_bytes = slot.l2_bytes = slot.smem_bytes = 0;
     slot.outstanding = 0;
-    // An SM starts its blocks one at a time (Calibration::block_dispatch_ns): a block waits for
-    // the blocks dispatched to its SM before it.
-    double start = now_;
-    if (st_.rates.block_dispatch_ns > 0) {
-        double& free_at = dispatch_free_[static_cast<std::size_t>(slot.sm)];
-        start = std::max(now_, free_at) + st_.rates.block_dispatch_ns;
-        free_at = start;
-    }
-    push(start + st_.rates.block_overhead_ns, EventKind::block_start, slot_id);
+    push(now_ + st_.rates.block_overhead_ns, EventKind::block_start, slot_id);
 }
 
 void Engine::begin_block(std::uint32_t slot_id) {
@@ -847,7 +838,6 @@ Result<LaunchResult> Engine::run(double start_ns) {
     servers_.assign(kFirstSmServer + static_cast<std::size_t>(sm_count_), PsServer{});
     server_heap_.reset(servers_.size());
     sm_frac_.assign(static_cast<std::size_t>(sm_count_), std::array<double, kUnits>{});
-    dispatch_free_.assign(static_cast<std::size_t>(sm_count_), start_ns);
     servers_[kHbmServer].configure(r.hbm_bytes_per_ns, std::numeric_limits<double>::infinity());
     servers_[kL2Server].configure(r.l2_bytes_per_ns, r.sm_l2_bytes_per_ns);
     for (int s = 0; s < sm_count_; ++s)

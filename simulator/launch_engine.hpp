@@ -39,7 +39,6 @@ struct Rates {
     double load_latency_ns_per_byte = 0;      // per byte per thread of a load phase (burst drain)
     double fragment_store_bytes_per_ns = 0;   // 0 = fragment stores cost what other stores do
     double block_overhead_ns = 0;
-    double block_dispatch_ns = 0;             // an SM starts at most one block per this (0 = no limit)
     double launch_overhead_ns = 0;
     // L2 request coalescer (Calibration::lrc_model; off when both probabilities are 0).
     double lrc_in_step_one_block = 0;

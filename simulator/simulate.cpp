@@ -75,8 +75,7 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
         if (!s) return s.error();
     }
     if (hw.l2_bytes < 0 || hw.hbm_latency_ns < 0 || hw.l2_latency_ns < 0 || c.launch_overhead_ns < 0 ||
-        c.block_overhead_ns < 0 || !(c.block_dispatch_ns >= 0) || !std::isfinite(c.block_dispatch_ns) ||
-        !(c.tensor_flops_per_cycle_per_warp >= 0) ||
+        c.block_overhead_ns < 0 || !(c.tensor_flops_per_cycle_per_warp >= 0) ||
         !std::isfinite(c.tensor_flops_per_cycle_per_warp) || !(c.warp_iteration_ns >= 0) ||
         !std::isfinite(c.warp_iteration_ns) || !(c.warp_load_issue_ns_per_byte >= 0) ||
         !std::isfinite(c.warp_load_issue_ns_per_byte) || !(c.load_latency_ns_per_byte >= 0) ||
@@ -86,7 +85,7 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
         return make_error("profile " + hw.name +
                           ": l2_bytes, latencies, overheads, calibration.tensor_flops_per_cycle_per_warp, "
                           "warp_iteration_ns, warp_load_issue_ns_per_byte, warp_smem_read_ns_per_byte, "
-                          "warp_op_ns, load_latency_ns_per_byte, fragment_store_bytes_per_s and block_dispatch_ns must be >= 0");
+                          "warp_op_ns, load_latency_ns_per_byte and fragment_store_bytes_per_s must be >= 0");
     }
     for (const auto& [v, what] : {std::pair{c.lrc_in_step_one_block, "lrc_in_step_one_block"},
                                   std::pair{c.lrc_in_step_several_blocks, "lrc_in_step_several_blocks"}}) {
@@ -131,7 +130,6 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
     r.lrc_in_step_several_blocks = c.lrc_in_step_several_blocks;
     r.lrc_lock_loss_per_iteration = c.lrc_lock_loss_per_iteration;
     r.block_overhead_ns = c.block_overhead_ns;
-    r.block_dispatch_ns = c.block_dispatch_ns;
     r.launch_overhead_ns = c.launch_overhead_ns;
     return r;
 }

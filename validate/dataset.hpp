@@ -18,8 +18,8 @@
 //   fp32 [flops_per_s]            FP32 FMA peak (FMA = 2 flops)
 //   launch_overhead [ns]          an empty kernel's time, timed like a case (queued behind other
 //                                 work); becomes launch_overhead_ns, which is then not fitted
-//   block_dispatch [ns]           how often an SM starts a block (waves of empty blocks);
-//                                 becomes block_dispatch_ns (never fitted)
+//   block_overhead [ns]           the time one wave of empty blocks adds; becomes
+//                                 block_overhead_ns, which is then not fitted
 #pragma once
 
 #include <map>

@@ -249,12 +249,12 @@ Result<MicrobenchResult> bench_launch_overhead(int repeats) {
     return r;
 }
 
-Result<MicrobenchResult> bench_block_dispatch(int repeats) {
+Result<MicrobenchResult> bench_block_overhead(int repeats) {
     DeviceBuffer sink;
-    if (cudaMalloc(&sink.p, 64) != cudaSuccess) return make_error("block_dispatch: cudaMalloc failed");
+    if (cudaMalloc(&sink.p, 64) != cudaSuccess) return make_error("block_overhead: cudaMalloc failed");
     int per_sm = 0;
     if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, empty_kernel, 32, 0) != cudaSuccess || per_sm < 1)
-        return make_error("block_dispatch: occupancy query failed");
+        return make_error("block_overhead: occupancy query failed");
     constexpr int kWaves = 64;
     const int blocks = sm_count() * per_sm * kWaves;
     auto busy = [&] { busy_kernel<<<1, 1>>>(100000, static_cast<long long*>(sink.p)); };
@@ -262,8 +262,7 @@ Result<MicrobenchResult> bench_block_dispatch(int repeats) {
     if (!one) return one.error();
     auto many = time_median_ns(busy, [&] { empty_kernel<<<blocks, 32>>>(); }, repeats);
     if (!many) return many.error();
-    MicrobenchResult r{"block_dispatch", std::max(0.0, (*many - *one) / (kWaves * per_sm)), "ns", static_cast<double>(blocks),
-                       *many};
+    MicrobenchResult r{"block_overhead", std::max(0.0, (*many - *one) / kWaves), "ns", static_cast<double>(blocks), *many};
     return r;
 }
 
