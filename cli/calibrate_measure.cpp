@@ -104,7 +104,6 @@ MeasureDatasetResult measure_dataset(const std::string& path, const Hardware& hw
         {"hbm_latency", [] { return kern::bench_latency(std::int64_t{512} << 20, 200000); }},
         {"tensor_fp16", [] { return kern::bench_tensor_peak(20); }},
         {"launch_overhead", [] { return kern::bench_launch_overhead(50); }},
-        {"block_overhead", [] { return kern::bench_block_overhead(50); }},
     };
     for (const Bench& b : benches) {
         auto r = b.run();

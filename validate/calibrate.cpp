@@ -383,13 +383,6 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
         fit.erase(std::remove(fit.begin(), fit.end(), std::string("launch_overhead_ns")), fit.end());
         r.parameters.push_back({"launch_overhead_ns", v, "microbenchmark launch_overhead (empty kernel, CUDA events)"});
     }
-    // The same for the per-block cost: a wave of empty blocks (scheduling, launch and retirement
-    // of a block; the blocks' loads, compute and stores are phases of their own).
-    if (const double v = microbench_value(data, "block_overhead"); std::isfinite(v) && v >= 0) {
-        cal.block_overhead_ns = v;
-        fit.erase(std::remove(fit.begin(), fit.end(), std::string("block_overhead_ns")), fit.end());
-        r.parameters.push_back({"block_overhead_ns", v, "microbenchmark block_overhead (a wave of empty blocks, CUDA events)"});
-    }
     if (const double v = microbench_value(data, "l2_latency"); std::isfinite(v)) {
         r.hw.l2_latency_ns = v;
         r.hw.sources["l2_latency_ns"] = "measured: pointer chase microbenchmark (tilescope calibrate)";

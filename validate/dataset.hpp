@@ -18,8 +18,6 @@
 //   fp32 [flops_per_s]            FP32 FMA peak (FMA = 2 flops)
 //   launch_overhead [ns]          an empty kernel's time, timed like a case (queued behind other
 //                                 work); becomes launch_overhead_ns, which is then not fitted
-//   block_overhead [ns]           the time one wave of empty blocks adds; becomes
-//                                 block_overhead_ns, which is then not fitted
 #pragma once
 
 #include <map>

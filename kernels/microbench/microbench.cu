@@ -249,21 +249,4 @@ Result<MicrobenchResult> bench_launch_overhead(int repeats) {
     return r;
 }
 
-Result<MicrobenchResult> bench_block_overhead(int repeats) {
-    DeviceBuffer sink;
-    if (cudaMalloc(&sink.p, 64) != cudaSuccess) return make_error("block_overhead: cudaMalloc failed");
-    int per_sm = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, empty_kernel, 32, 0) != cudaSuccess || per_sm < 1)
-        return make_error("block_overhead: occupancy query failed");
-    constexpr int kWaves = 64;
-    const int blocks = sm_count() * per_sm * kWaves;
-    auto busy = [&] { busy_kernel<<<1, 1>>>(100000, static_cast<long long*>(sink.p)); };
-    auto one = time_median_ns(busy, [] { empty_kernel<<<1, 32>>>(); }, repeats);
-    if (!one) return one.error();
-    auto many = time_median_ns(busy, [&] { empty_kernel<<<blocks, 32>>>(); }, repeats);
-    if (!many) return many.error();
-    MicrobenchResult r{"block_overhead", std::max(0.0, (*many - *one) / kWaves), "ns", static_cast<double>(blocks), *many};
-    return r;
-}
-
 }  // namespace tilescope::kern

@@ -9,8 +9,6 @@
 //   launch_overhead: an empty kernel (one block of 32 threads), ns. Each timed launch is queued
 //                 behind a short busy kernel, as a data-set case is queued behind its L2 flush,
 //                 so the events see the GPU's own launch cost, not the host's submission.
-//   block_overhead: the time one wave of empty blocks adds (32 threads each, as many per SM as
-//                 fit): (t(64 full waves) - t(one block)) / 64, timed like launch_overhead, ns.
 #pragma once
 
 #include <cstdint>
@@ -34,7 +32,6 @@ Result<MicrobenchResult> bench_smem_read(int repeats);
 Result<MicrobenchResult> bench_latency(std::int64_t bytes, int steps);
 Result<MicrobenchResult> bench_tensor_peak(int repeats);
 Result<MicrobenchResult> bench_launch_overhead(int repeats);
-Result<MicrobenchResult> bench_block_overhead(int repeats);
 
 // The streaming copy kernel alone (16-byte vectors, grid-stride), for counter checks.
 // `bytes` must be a multiple of 16.

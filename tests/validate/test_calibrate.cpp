@@ -93,26 +93,6 @@ TEST_CASE("calibrate recovers the parameters that generated the data", "[validat
     CHECK(fit_report_json(*r).find("\"residuals\"") != std::string::npos);
 }
 
-TEST_CASE("a block_overhead microbenchmark sets block_overhead_ns, which is then not fitted", "[validate][calibrate]") {
-    Calibration truth;
-    truth.tensor_efficiency = 0.62;
-    truth.launch_overhead_ns = 3000;
-    truth.block_overhead_ns = 400;
-    Dataset d = toy_data(truth);
-    d.microbench.push_back({"block_overhead", 400, "ns"});
-    Hardware base;
-    base.name = "toy";
-    CalibrateOptions o;
-    o.fit = {"tensor_efficiency", "launch_overhead_ns", "block_overhead_ns"};
-    o.max_evaluations = 600;
-    auto r = calibrate(d, base, toy(), o);
-    REQUIRE(r.ok());
-    CHECK(r->hw.calibration.block_overhead_ns == 400);
-    CHECK(r->hw.calibration.launch_overhead_ns == Approx(3000).epsilon(0.05));
-    CHECK(r->hw.provenance.at("fitted_parameters").find("block_overhead_ns") == std::string::npos);
-    CHECK(r->hw.provenance.at("fitted_parameters").find("launch_overhead_ns") != std::string::npos);
-}
-
 TEST_CASE("a launch_overhead microbenchmark sets launch_overhead_ns, which is then not fitted", "[validate][calibrate]") {
     Calibration truth;
     truth.tensor_efficiency = 0.62;
