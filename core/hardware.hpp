@@ -93,7 +93,7 @@ struct Calibration {
     // launch, else lrc_in_step_several_blocks. Merged bytes leave lts__t_bytes and the L2's work;
     // the joining load is back no sooner than the one it joined. Both p at 0 (the default) = no
     // coalescer: profiles without the fields predict exactly as before. Fitted to the training
-    // half's lts__t_bytes by validate/scripts/fit_lrc.py.
+    // half's lts__t_bytes by `tilescope calibrate`.
     double lrc_in_step_one_block = 0.0;
     double lrc_in_step_several_blocks = 0.0;
     double lrc_lock_loss_per_iteration = 0.0;
