@@ -39,6 +39,7 @@ Result<Prediction> predict_with_model(const std::string& model, const Workload& 
         sim::Options sim_options;
         sim_options.l2 = options.l2;
         sim_options.timeline = options.timeline;
+        if (options.exact) sim_options.phase_budget = 0;
         return sim::simulate(workload, *launches, hw, sim_options);
     }
 #endif
@@ -49,7 +50,8 @@ Result<Prediction> predict_with_model(const std::string& model, const Workload& 
 
 void add_model_options(boost::program_options::options_description& options) {
     options.add_options()("l2", boost::program_options::value<std::string>()->default_value("on"),
-                          "simulator L2 cache: on | off (off: every load reaches HBM, like analytic)");
+                          "simulator L2 cache: on | off (off: every load reaches HBM, like analytic)")(
+        "exact", "simulator: simulate every iteration (no coarsening of launches over 200,000 block-iterations; slower)");
 }
 
 Result<ModelOptions> model_options_from(const boost::program_options::variables_map& vm) {
@@ -61,6 +63,7 @@ Result<ModelOptions> model_options_from(const boost::program_options::variables_
         else return make_error("--l2 must be on or off (got '" + v + "')");
     }
     if (vm.count("timeline")) o.timeline = true;
+    if (vm.count("exact")) o.exact = true;
     return o;
 }
 

@@ -25,14 +25,18 @@ Result<Prediction> predict_with_model(const std::string& model, const Workload& 
 
 // Options of the models beyond the workload. `l2` = false switches the simulator's L2 off (every
 // global load reaches HBM, stores write through): its bytes then equal analytic()'s.
+// `exact` simulates every iteration of every block (no coarsening of long launches: slower, and
+// without coarsening's error, up to 9% for the kernel menu's tiles).
 struct ModelOptions {
     bool timeline = false;
     bool l2 = true;
+    bool exact = false;
 };
 Result<Prediction> predict_with_model(const std::string& model, const Workload& workload, const Hardware& hw,
                                       const ModelOptions& options);
 
-// Adds "--l2 on|off" (simulator only; default on) to a command's options, and reads it back.
+// Adds "--l2 on|off" (simulator only; default on) and "--exact" to a command's options, and reads
+// them back.
 void add_model_options(boost::program_options::options_description& options);
 Result<ModelOptions> model_options_from(const boost::program_options::variables_map& vm);
 

@@ -144,6 +144,22 @@ TEST_CASE("predict: JSON parses, CSV has one header row, table shows launches", 
     CHECK(boost::json::parse(slurp(out_file)).at("workload").at("kernel").as_string() == "softmax");
 }
 
+TEST_CASE("predict --exact: no coarsening (one iteration per simulated phase), bytes within 0.1%", "[cli]") {
+    // 64 x 16 x 8 blocks x 16 iterations = 131,072 x 16 > 200,000 block-iterations: coarsened by default.
+    const std::string w = "predict --kernel attention-flash2 --batch 64 --heads 16 --seq 1024 --head-dim 64 "
+                          "--tile-m 32 --tile-n 32 --gpu h100-sxm --model sim --format json";
+    const Run coarse = run(w);
+    const Run exact = run(w + " --exact");
+    REQUIRE(coarse.code == 0);
+    REQUIRE(exact.code == 0);
+    const auto c = boost::json::parse(coarse.out).at("launches").as_array()[0].as_object();
+    const auto e = boost::json::parse(exact.out).at("launches").as_array()[0].as_object();
+    CHECK(c.at("extra").at("sim_iterations_per_phase").to_number<double>() > 1);
+    CHECK(e.at("extra").at("sim_iterations_per_phase").to_number<double>() == 1);
+    for (const char* m : {"dram__bytes_read.sum", "lts__t_bytes.sum"})
+        CHECK(c.at("metrics").at(m).to_number<double>() == Approx(e.at("metrics").at(m).to_number<double>()).epsilon(1e-3));
+}
+
 TEST_CASE("sweep: rows = product, illegal rows reported, order independent of jobs", "[cli]") {
     // 2 seqs x 4 tile-m (32..256) x 2 tile-n = 16 configurations; tile-n 256 with d=128 needs more
     // shared memory than an A100 block may have, and 256x64 (16 warps x ~176 registers) needs more
