@@ -276,6 +276,7 @@ private:
             return static_cast<std::size_t>(h);
         }
     };
+    static LrcKey lrc_key(const Region& r) { return {r.buffer, r.offset_bytes, r.row_bytes, r.rows, r.stride_bytes}; }
     struct LrcPending {
         double issued_ns, ready_ns;
     };
@@ -550,8 +551,7 @@ bool Engine::issue_mem(std::uint32_t slot_id, std::uint32_t phase) {
     if (lrc_in_step_ > 0 && st_.options->l2 && !l1) {
         for (std::uint32_t k = ph.load_begin; k < ph.load_end; ++k) {
             const Region& r = slot.loads[k];
-            const LrcKey key{r.buffer, r.offset_bytes, r.row_bytes, r.rows, r.stride_bytes};
-            if (!lrc_joined_[k - ph.load_begin]) lrc_pending_[key] = LrcPending{now_, j.earliest_done_ns};
+            if (!lrc_joined_[k - ph.load_begin]) lrc_pending_[lrc_key(r)] = LrcPending{now_, j.earliest_done_ns};
         }
     }
     const std::uint32_t id = new_job(j);
@@ -642,7 +642,7 @@ double Engine::lrc_merged_bytes(std::uint32_t slot_id, std::uint32_t phase, doub
     double shared = 0;
     for (std::uint32_t k = ph.load_begin; k < ph.load_end; ++k) {
         const Region& r = slot.loads[k];
-        const auto it = lrc_pending_.find(LrcKey{r.buffer, r.offset_bytes, r.row_bytes, r.rows, r.stride_bytes});
+        const auto it = lrc_pending_.find(lrc_key(r));
         if (it == lrc_pending_.end()) continue;
         const LrcPending pending = it->second;
         lrc_pending_.erase(it);
