@@ -79,6 +79,11 @@ struct Launch {
     // Its global loads are plain ld.global(.nc) loads, cached in the SM's L1 (the softmax
     // kernel); tile loads through cp.async.cg (GEMM, fused attention) bypass L1.
     bool l1_cached_loads = false;
+    // Iterations per pass of a program that reads its data again pass after pass (the safe
+    // softmax's three passes over a row); 0 = none. Coarsening never merges iterations of two
+    // passes into one phase: a merged run would re-read its rows at once, straight after the
+    // first read, and hit in L1/L2 where the hardware, a pass later, may have evicted them.
+    std::int64_t reread_period = 0;
     bool persistent = false;          // grid = resident slots, each looping over `work_items`
     std::int64_t work_items = 0;      // tiles of work (== blocks() unless persistent)
     std::vector<Buffer> buffers;

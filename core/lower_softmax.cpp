@@ -85,6 +85,7 @@ Launch make_softmax_launch(const SoftmaxParams& p) {
     // and the measured launches in profiles/validation), hence 24 rather than a rounder 32.
     l.registers_per_thread = static_cast<int>(ceil_div(24 + per_thread, 8) * 8);
     l.stages = p.stages;
+    l.reread_period = s.steps;  // each pass reads the rows again
     l.l1_cached_loads = true;  // kernels/softmax reads with 16-byte ld.global.nc: L1 keeps a row for its next pass
     const std::int64_t bytes = p.rows * p.cols * p.dtype_size;
     l.buffers = {{p.x_name, bytes, false}, {p.y_name, bytes, true}};

@@ -353,7 +353,8 @@ std::uint32_t Engine::new_job(const Job& j) {
 }
 
 void Engine::coarsen(std::vector<Phase>& phases) const {
-    const std::int64_t g = coarsen_phases(phases, st_.options->phase_budget, blocks_, launch_.stages <= 1);
+    const std::int64_t g = coarsen_phases(phases, st_.options->phase_budget, blocks_, launch_.stages <= 1,
+                                            launch_.reread_period);
     max_group_ = std::max(max_group_, g);
 }
 

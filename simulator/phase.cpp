@@ -4,16 +4,20 @@
 
 namespace tilescope::sim {
 
-std::int64_t coarsen_phases(std::vector<Phase>& phases, std::int64_t budget, std::int64_t blocks, bool serial) {
+std::int64_t coarsen_phases(std::vector<Phase>& phases, std::int64_t budget, std::int64_t blocks, bool serial,
+                            std::int64_t period) {
     const auto n = static_cast<std::int64_t>(phases.size());
     if (budget <= 0 || n <= 1 || n * blocks <= budget) return 1;
     const std::int64_t target = std::max<std::int64_t>(1, budget / std::max<std::int64_t>(blocks, 1));
-    const std::int64_t g = (n + target - 1) / target;
+    std::int64_t g = (n + target - 1) / target;
+    if (period > 0) g = std::min(g, period);
     if (g <= 1) return 1;
-    // In place: run k (phases [k*g, k*g+g)) is written to index k <= k*g once it has been read.
+    // In place: each run (at most g phases, not crossing a multiple of period) is written to an
+    // index no larger than its first phase's once it has been read.
     std::size_t out = 0;
-    for (std::int64_t a = 0; a < n; a += g) {
-        const std::int64_t b = std::min(n, a + g);
+    for (std::int64_t a = 0; a < n;) {
+        std::int64_t b = std::min(n, a + g);
+        if (period > 0) b = std::min(b, (a / period + 1) * period);
         Phase m = phases[static_cast<std::size_t>(a)];
         std::array<double, kUnits> unit_ns{};
         m.comp_ns = 0;
@@ -36,6 +40,7 @@ std::int64_t coarsen_phases(std::vector<Phase>& phases, std::int64_t budget, std
         m.streamed = !serial;
         m.iterations = static_cast<std::uint32_t>(b - a);
         phases[out++] = m;
+        a = b;
     }
     phases.resize(out);
     return g;

@@ -36,7 +36,10 @@ struct Phase {
 // soon as its loads are issued, and it counts as done when both have finished. Without this a
 // run's loads were exposed once per block (+7% at G = 6, +67% at G = 16 on flash2 32x32); with
 // it the error is a few per cent (see the report in sim_bench).
+// With `period` > 0 (Launch::reread_period) runs never cross a multiple of `period`: each pass is
+// coarsened on its own, so a pass's re-reads come a pass after its first reads, as on the GPU.
 // Returns the number of phases merged into one (1 = unchanged).
-std::int64_t coarsen_phases(std::vector<Phase>& phases, std::int64_t budget, std::int64_t blocks, bool serial);
+std::int64_t coarsen_phases(std::vector<Phase>& phases, std::int64_t budget, std::int64_t blocks, bool serial,
+                            std::int64_t period = 0);
 
 }  // namespace tilescope::sim

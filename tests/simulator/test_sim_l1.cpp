@@ -82,6 +82,42 @@ TEST_CASE("L1: rows that outgrow the L1 get no hits; L2 off means no L1", "[sim]
     CHECK(off.launches[0].extra.count("l1_hit_bytes") == 0);
 }
 
+TEST_CASE("coarsening keeps a multi-pass kernel's passes apart: re-reads still miss when rows outgrow the caches",
+          "[sim][l1][coarsen]") {
+    Hardware hw = test::test_gpu();  // 50 MiB L2
+    hw.l1_smem_bytes_per_sm = 256 * 1024;
+    hw.l1_latency_ns = 16;
+    // 32 KiB rows, 16 four-warp blocks per SM: 132 x 16 x 32 KiB = 66 MiB between a row's passes,
+    // more than the L2 and the L1s hold, so each of the three passes reads the rows from HBM.
+    // 16896 rows x 48 iterations exceed the phase budget: runs of iterations are merged, but
+    // never across a pass (Launch::reread_period), else a run would re-read its rows at once.
+    const Workload w = softmax(16896, 16384, false, 4);
+    auto launches = lower(w, hw);
+    REQUIRE(launches.ok());
+    CHECK(launches->front().reread_period == 16);
+    sim::Options coarse;
+    coarse.timeline = false;
+    coarse.phase_budget = 16896 * 3;  // one phase per pass
+    sim::Options exact = coarse;
+    exact.phase_budget = 0;
+    auto c = sim::simulate(w, *launches, hw, coarse);
+    auto e = sim::simulate(w, *launches, hw, exact);
+    REQUIRE(c.ok());
+    REQUIRE(e.ok());
+    CHECK(c->launches[0].extra.at("sim_iterations_per_phase") == 16.0);
+    const double x_bytes = 16896.0 * 16384 * 2;
+    CHECK(e->total[Metric::dram_bytes_read] > 2.5 * x_bytes);
+    // Within 10% of the exact run (2.9x the rows; a run merging the passes would read them once).
+    CHECK(c->total[Metric::dram_bytes_read] == Approx(e->total[Metric::dram_bytes_read]).epsilon(0.10));
+    // A budget of one phase per block would merge all 48 iterations; the period caps runs at 16.
+    sim::Options tight = coarse;
+    tight.phase_budget = 16896;
+    auto t = sim::simulate(w, *launches, hw, tight);
+    REQUIRE(t.ok());
+    CHECK(t->launches[0].extra.at("sim_iterations_per_phase") == 16.0);
+    CHECK(t->total[Metric::dram_bytes_read] == Approx(e->total[Metric::dram_bytes_read]).epsilon(0.10));
+}
+
 TEST_CASE("fragment stores count the sectors they touch in lts__t_bytes, not in HBM bytes", "[sim][stores]") {
     const Hardware hw = test::test_gpu();  // 32-byte sectors
     test::SimpleLaunch s;
