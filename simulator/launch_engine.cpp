@@ -17,8 +17,12 @@
 // Pipelining with `stages` = s buffers: mem(j) is issued once comp(j - s) has finished (the
 // buffer it overwrites is free), so loads of iteration i + s - 1 overlap compute of i;
 // comp(j) starts when mem(j) has arrived and comp(j - 1) finished; stores are issued when their
-// comp finishes and the block retires when all its parts are done. Barriers only order steps,
-// which the phase order already does; they cost nothing extra here.
+// comp finishes and the block retires when its loads and compute are done: stores are posted
+// (a warp does not wait for them), so they drain through the L2 and HBM servers while the next
+// block runs, and the launch ends when the last of them has drained. Fragment stores cost the
+// L2 server their data bytes x L2 rate / Calibration::fragment_store_bytes_per_s when a profile
+// sets that rate. Barriers only order steps, which the phase order already does; they cost
+// nothing extra here.
 #include "simulator/launch_engine.hpp"
 
 #include <algorithm>
@@ -612,10 +616,12 @@ bool Engine::issue_store(std::uint32_t slot_id, std::uint32_t phase) {
     j.phase = phase;
     j.kind = JobKind::store;
     j.pending = static_cast<std::uint8_t>((hbm > 0) + (l2 > 0));
-    j.latency_ns = 0;  // stores are fire-and-forget; only their bandwidth delays the block's exit
+    j.latency_ns = 0;
     if (j.pending == 0) return true;
+    // Posted: a warp does not wait for its stores, so they do not hold the block's slot; they
+    // drain through the L2 and HBM servers, sharing them with everyone's loads, while the next
+    // block runs, and the launch ends when the last of them has drained.
     const std::uint32_t id = new_job(j);
-    ++slot.outstanding;
     if (l2 > 0) add_to_server(kL2Server, l2_work, id);
     if (hbm > 0) add_to_server(kHbmServer, hbm, id);
     return false;
@@ -733,6 +739,7 @@ void Engine::advance_block(std::uint32_t slot_id) {
 void Engine::job_complete(std::uint32_t job) {
     const Job j = jobs_[job];
     free_jobs_.push_back(job);
+    if (j.kind == JobKind::store) return;  // posted: its block may have retired already
     Slot& slot = slots_[j.slot];
     --slot.outstanding;
     switch (j.kind) {
@@ -754,7 +761,7 @@ void Engine::job_complete(std::uint32_t job) {
             ++slot.comp_done;
             issue_store(j.slot, j.phase);
             break;
-        case JobKind::store: break;
+        case JobKind::store: break;  // not reached (returned above)
     }
     advance_block(j.slot);
 }

@@ -21,7 +21,7 @@ namespace json = boost::json;
 
 Result<double*> calibration_field(Calibration& c, const std::string& name) {
     // Fittable: the fields calibration_parameter_names() lists (not sm_l2_bytes_per_cycle, a
-    // hardware fact, nor the measured fragment_store_bytes_per_s).
+    // hardware fact).
     const auto& names = calibration_parameter_names();
     if (std::find(names.begin(), names.end(), name) != names.end()) {
         if (double* field = calibration_member(c, name)) return field;
@@ -76,11 +76,14 @@ double fit_start(const std::string& name, double v) {
     // ~0.5 ns per scalar operation (a dependent FP32 chain, ~2 cycles each at half overlap).
     if (name == "warp_smem_read_ns_per_byte" && v <= 0) return 0.05;
     if (name == "warp_op_ns" && v <= 0) return 0.5;
+    // Half-sector (fragment) stores: start at the 0.87 TB/s measured for them alone
+    // (bench/scripts/hbm_write_rate.py).
+    if (name == "fragment_store_bytes_per_s" && v <= 0) return 0.87e12;
     return v;
 }
 double from_free(const std::string& name, double u) {
     if (is_efficiency(name)) return logistic(u);
-    return std::exp(std::clamp(u, -10.0, 16.0));
+    return std::exp(std::clamp(u, -10.0, 30.0));  // 30: rates in bytes per second (e^30 = 1.1e13)
 }
 
 }  // namespace
