@@ -147,6 +147,40 @@ TEST_CASE("fragment stores drain at the profile's fragment-store rate", "[sim][s
     CHECK(unflagged == Approx(unflagged_plain));
 }
 
+TEST_CASE("stores are posted: the next block starts while a block's stores drain, the launch ends when they have",
+          "[sim][stores]") {
+    Hardware hw = test::test_gpu();
+    hw.hbm_latency_ns = hw.l2_latency_ns = 0;
+    hw.calibration.calibrated = true;
+    hw.calibration.fragment_store_bytes_per_s = 0.5e12;
+    // Two waves of 132 x 16 blocks (128 threads, 32 registers: 16 per SM). Each block computes
+    // for 6.3 us and then stores 8 KiB as fragments: one wave's stores, 17.3 MB, take 35 us to
+    // drain at 0.5 TB/s, five times its compute.
+    test::SimpleLaunch s;
+    s.blocks = 132 * 16 * 2;
+    s.fp32_flops = 2e5;  // 16 blocks x 2e5 FLOP at the test GPU's 0.5 TFLOP/s per SM: 6.3 us
+    s.store_bytes = 8 * 1024;
+    Launch l = test::make_simple_launch(s);
+    l.fragment_store_row_bytes = 16;
+    const Prediction p = test::run({l}, hw);
+    const auto& tl = p.launches[0].timeline;
+    REQUIRE(tl.size() == static_cast<std::size_t>(s.blocks));
+    double first_end = 1e300, second_start = 1e300, last_end = 0;
+    for (const BlockSpan& b : tl) {
+        if (b.wave == 0) first_end = std::min(first_end, b.end_ns);
+        if (b.wave == 1) second_start = std::min(second_start, b.start_ns);
+        last_end = std::max(last_end, b.end_ns);
+    }
+    const double wave_drain_ns = 132.0 * 16 * 8 * 1024 / 0.5e12 * 1e9;
+    // The second wave starts as soon as the first wave's compute is done, not after its drain.
+    CHECK(second_start == Approx(first_end).margin(1.0));
+    CHECK(second_start < wave_drain_ns / 2);
+    // The launch still waits for every store: its time covers both waves' drain.
+    const double t = p.launches[0].metrics[Metric::gpu_time_duration];
+    CHECK(t >= 2 * wave_drain_ns);
+    CHECK(t > last_end + wave_drain_ns / 4);
+}
+
 // Latency overlaps queueing (simulator/launch_engine.cpp Engine::part_served): a load is back at
 // max(served, issue + uncontended transfer + latency). Bound-and-bottleneck law: with N blocks
 // each keeping b bytes in flight and one stage (no prefetch), a step takes

@@ -121,6 +121,43 @@ TEST_CASE("a launch_overhead microbenchmark sets launch_overhead_ns, which is th
     CHECK_FALSE(calibrate(d, base, toy(), o).ok());
 }
 
+TEST_CASE("calibrate fits fragment_store_bytes_per_s, a rate in bytes per second", "[validate][calibrate]") {
+    // The toy plus its output written at the fragment-store rate (in bytes/s: ~1e12, far above the
+    // ns-sized parameters, so the fit's log space must reach e^28).
+    Calibration truth;
+    truth.tensor_efficiency = 0.62;
+    truth.hbm_efficiency = 0.9;
+    truth.fragment_store_bytes_per_s = 0.9e12;
+    auto with_stores = [](const Workload& w, const Calibration& c) {
+        const double store_bytes = 2.0 * double(w.m) * double(w.n);
+        return toy_time(w, c) + store_bytes / (c.fragment_store_bytes_per_s * 1e-9);
+    };
+    Dataset d = toy_data(truth);
+    for (Case& c : d.cases) c.measured.total[Metric::gpu_time_duration] = with_stores(c.measured.workload, truth);
+    d.microbench.push_back({"hbm_bandwidth", 0.9 * 3.0e12, "bytes_per_s"});
+    Hardware base;
+    base.name = "toy";
+    base.hbm_bandwidth_bytes_per_s = 3.0e12;
+    base.calibration.fragment_store_bytes_per_s = 0.6e12;  // the start, 1.5x off
+    Predictor pred = [&](const Workload& w, const Hardware& h) -> Result<Prediction> {
+        Prediction p;
+        p.model = "toy";
+        p.workload = w;
+        p.total.values.fill(0);
+        p.total[Metric::gpu_time_duration] = with_stores(w, h.calibration);
+        return p;
+    };
+    CalibrateOptions o;
+    o.fit = {"tensor_efficiency", "fragment_store_bytes_per_s"};
+    o.max_evaluations = 600;
+    auto r = calibrate(d, base, pred, o);
+    INFO((r ? std::string() : r.error().message));
+    REQUIRE(r.ok());
+    CHECK(r->hw.calibration.fragment_store_bytes_per_s == Approx(0.9e12).epsilon(0.02));
+    CHECK(r->hw.calibration.tensor_efficiency == Approx(0.62).epsilon(0.02));
+    CHECK(r->hw.provenance.at("fitted_parameters").find("fragment_store_bytes_per_s") != std::string::npos);
+}
+
 TEST_CASE("both fit methods recover the generating parameters; LM with fewer points", "[validate][calibrate]") {
     Calibration truth;
     truth.tensor_efficiency = 0.62;
