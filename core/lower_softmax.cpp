@@ -44,7 +44,20 @@ void softmax_program(const Softmax& p, std::int64_t item, std::vector<Step>& out
             const double elems = rows * static_cast<double>(nc);
             const std::int64_t off = (r0 * p.cols + c0) * p.dt;
             if (last_pass && s == 0) push_compute(out, Unit::sfu, it, rows);  // 1/sum per row
-            push_load(out, it, kX, off, nc * p.dt, nr, p.cols * p.dt);
+            if (!p.online && pass == 0) {
+                // The safe max pass is unrolled by two (kernels/softmax: its PTX has two 16-byte
+                // loads per loop body, the other passes one): an even step loads its chunk and
+                // the next one together, an odd step only computes.
+                if (s % 2 == 0) {
+                    push_load(out, it, kX, off, nc * p.dt, nr, p.cols * p.dt);
+                    if (s + 1 < p.steps) {
+                        const std::int64_t nc1 = std::min(p.tn, p.cols - c0 - p.tn);
+                        push_load(out, it, kX, off + p.tn * p.dt, nc1 * p.dt, nr, p.cols * p.dt);
+                    }
+                }
+            } else {
+                push_load(out, it, kX, off, nc * p.dt, nr, p.cols * p.dt);
+            }
             if (last_pass) {
                 push_compute(out, Unit::fp32, it, 2.0 * elems);
                 push_compute(out, Unit::sfu, it, elems);
