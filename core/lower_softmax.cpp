@@ -3,7 +3,8 @@
 // are not counted). Element-wise work is counted on existing elements only.
 //
 // safe (3 passes, each reading the rows again from global memory):
-//   pass 1: load chunk, fp32 1/elem (running max)
+//   pass 1: load chunk, fp32 1/elem (running max); the compiled loop is unrolled by two (two
+//           LDG.E.128 per body in its SASS, bench/results/sass/), so steps load in pairs
 //   pass 2: load chunk, fp32 2/elem (subtract max, add to sum), sfu 1/elem (exp)
 //   pass 3: load chunk, fp32 2/elem (subtract, multiply by 1/sum), sfu 1/elem (exp), store chunk;
 //           sfu 1/row (1/sum)
@@ -45,7 +46,7 @@ void softmax_program(const Softmax& p, std::int64_t item, std::vector<Step>& out
             const std::int64_t off = (r0 * p.cols + c0) * p.dt;
             if (last_pass && s == 0) push_compute(out, Unit::sfu, it, rows);  // 1/sum per row
             if (!p.online && pass == 0) {
-                // The safe max pass is unrolled by two (kernels/softmax: its PTX has two 16-byte
+                // The safe max pass is unrolled by two (kernels/softmax: its SASS has two 16-byte
                 // loads per loop body, the other passes one): an even step loads its chunk and
                 // the next one together, an odd step only computes.
                 if (s % 2 == 0) {

@@ -216,3 +216,32 @@ TEST_CASE("lower() rejects blocks that do not fit, naming the numbers", "[lower]
     CHECK(l.error().message ==
           "tile 256x256 with head-dim 128 needs 196608 B of shared memory per block; a100-40gb allows 166912 B");
 }
+
+TEST_CASE("safe softmax: the max pass loads its steps in pairs, the other passes one per step, as compiled",
+          "[lower][softmax]") {
+    for (const std::int64_t cols : {1024, 768}) {  // 4 and 3 steps of 256 columns
+        WorkloadSpec s;
+        s.kernel = "softmax";
+        s.rows = 8;
+        s.cols = cols;
+        s.variant = "safe";
+        s.tile_m = 1;
+        s.tile_n = 256;
+        s.warps = 1;
+        s.stages = 1;
+        auto launches = lower(*make_workload(s), h100());
+        REQUIRE(launches.ok());
+        const Launch& l = launches->front();
+        const std::int64_t steps = cols / 256;
+        CHECK(l.reread_period == steps);
+        std::vector<Step> prog;
+        l.program(0, prog);
+        std::vector<int> loads(static_cast<std::size_t>(3 * steps), 0);
+        for (const Step& st : prog)
+            if (st.kind == StepKind::load) ++loads[static_cast<std::size_t>(st.iteration)];
+        INFO("cols " << cols);
+        for (std::int64_t i = 0; i < steps; ++i)  // max pass: even steps load two chunks (the last one alone)
+            CHECK(loads[static_cast<std::size_t>(i)] == (i % 2 == 1 ? 0 : (i + 1 < steps ? 2 : 1)));
+        for (std::int64_t i = steps; i < 3 * steps; ++i) CHECK(loads[static_cast<std::size_t>(i)] == 1);
+    }
+}
