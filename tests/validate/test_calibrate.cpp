@@ -21,13 +21,15 @@ double toy_time(const Workload& w, const Calibration& c) {
            c.launch_overhead_ns + blocks * c.block_overhead_ns;
 }
 
-Predictor toy() {
-    return [](const Workload& w, const Hardware& h) -> Result<Prediction> {
+using TimeModel = double (*)(const Workload&, const Calibration&);
+
+Predictor toy(TimeModel time = toy_time) {
+    return [time](const Workload& w, const Hardware& h) -> Result<Prediction> {
         Prediction p;
         p.model = "toy";
         p.workload = w;
         p.total.values.fill(0);
-        p.total[Metric::gpu_time_duration] = toy_time(w, h.calibration);
+        p.total[Metric::gpu_time_duration] = time(w, h.calibration);
         return p;
     };
 }
@@ -128,7 +130,7 @@ TEST_CASE("calibrate fits fragment_store_bytes_per_s, a rate in bytes per second
     truth.tensor_efficiency = 0.62;
     truth.hbm_efficiency = 0.9;
     truth.fragment_store_bytes_per_s = 0.9e12;
-    auto with_stores = [](const Workload& w, const Calibration& c) {
+    TimeModel with_stores = [](const Workload& w, const Calibration& c) {
         const double store_bytes = 2.0 * double(w.m) * double(w.n);
         return toy_time(w, c) + store_bytes / (c.fragment_store_bytes_per_s * 1e-9);
     };
@@ -139,18 +141,10 @@ TEST_CASE("calibrate fits fragment_store_bytes_per_s, a rate in bytes per second
     base.name = "toy";
     base.hbm_bandwidth_bytes_per_s = 3.0e12;
     base.calibration.fragment_store_bytes_per_s = 0.6e12;  // the start, 1.5x off
-    Predictor pred = [&](const Workload& w, const Hardware& h) -> Result<Prediction> {
-        Prediction p;
-        p.model = "toy";
-        p.workload = w;
-        p.total.values.fill(0);
-        p.total[Metric::gpu_time_duration] = with_stores(w, h.calibration);
-        return p;
-    };
     CalibrateOptions o;
     o.fit = {"tensor_efficiency", "fragment_store_bytes_per_s"};
     o.max_evaluations = 600;
-    auto r = calibrate(d, base, pred, o);
+    auto r = calibrate(d, base, toy(with_stores), o);
     INFO((r ? std::string() : r.error().message));
     REQUIRE(r.ok());
     CHECK(r->hw.calibration.fragment_store_bytes_per_s == Approx(0.9e12).epsilon(0.02));
