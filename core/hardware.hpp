@@ -77,10 +77,11 @@ struct Calibration {
     double load_latency_ns_per_byte = 0.0;
     // Simulator: the rate, bytes/s for the whole GPU, at which stores written as mma accumulator
     // fragments (Launch::fragment_stores(): 4 bytes per lane, half of a 32-byte sector per request)
-    // drain through the L2. Measured, not fitted: bench/scripts/hbm_write_rate.py writes the same
-    // 4 GiB once as GEMM-epilogue fragments and once with 16-byte coalesced stores (H100: 0.87
-    // against 3.27 TB/s). Such a store's L2 work is its bytes x L2 rate / this rate. 0 = like any
-    // store (the default).
+    // drain through the L2. Fitted by calibrate (the calibrated H100 profile: 0.92 TB/s); measured
+    // alone by bench/scripts/hbm_write_rate.py, which writes the same 4 GiB once as GEMM-epilogue
+    // fragments and once with 16-byte coalesced stores (H100: 0.87 against 3.27 TB/s). Such a
+    // store's L2 work is its bytes x L2 rate / this rate, on the L2 server shared with the loads.
+    // 0 = like any store (the default).
     double fragment_store_bytes_per_s = 0.0;
     // Simulator: the L2 request coalescer (LRC) of GH100, which merges a read request for a sector
     // with one for the same sector already on its way to the L2, in pairs (Nsight Compute's
