@@ -165,9 +165,11 @@ struct WarpModel {
     double inv_warps = 1;
     double work_scale = 1;                   // k^(1-g) / B
     double job_cap = 1;                      // (k / k_b)^(1-g) / B
-    // The serial time of a phase with these block-wide amounts, times work_scale.
+    // The serial issue time of a phase with these block-wide amounts, times work_scale. The
+    // fixed wait per mma iteration (iteration_ns: barriers, cp.async wait) is not in it: it is
+    // the phase's comp_latency_ns, a wait that other blocks' work on the SM hides (advance_block).
     double work(double tensor, double load_bytes, double smem_read_bytes, double ops) const {
-        const double t_warp = (tensor > 0 ? tensor * inv_warps * ns_per_tensor_flop_per_warp + iteration_ns : 0.0) +
+        const double t_warp = (tensor > 0 ? tensor * inv_warps * ns_per_tensor_flop_per_warp : 0.0) +
                               issue_ns_per_load_byte * load_bytes + ns_per_smem_read_byte * smem_read_bytes +
                               ns_per_op * ops;
         return t_warp * work_scale;
@@ -437,6 +439,7 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
             memo_frac_ = frac;
         }
         ph.first_iteration = static_cast<std::uint32_t>(slot.phases.size());
+        ph.comp_latency_ns = (warp_.on && tensor > 0) ? warp_.iteration_ns : 0.0;
         ph.comp_ns = memo_comp_ns_;
         ph.frac = memo_frac_;
         ph.smem_bytes = smem;
@@ -721,6 +724,13 @@ void Engine::advance_block(std::uint32_t slot_id) {
                 j.phase = p;
                 j.kind = JobKind::comp;
                 j.pending = 1;
+                // Its fixed wait overlaps other blocks' work: done at max(served, start + wait +
+                // its work alone), as a load's latency overlaps its queueing.
+                j.latency_ns = ph.comp_latency_ns;
+                if (j.latency_ns > 0) {
+                    const auto sm_server = kFirstSmServer + static_cast<std::uint32_t>(slot.sm);
+                    j.earliest_done_ns = now_ + j.latency_ns + ph.comp_ns / servers_[sm_server].solo_rate();
+                }
                 const std::uint32_t id = new_job(j);
                 slot.comp_running = true;
                 ++slot.outstanding;

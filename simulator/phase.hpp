@@ -20,6 +20,8 @@ struct Phase {
     std::array<double, kUnits> frac{};  // each pipe's share of comp_ns
     double smem_bytes = 0;
     double latency_scale = 1;           // coarsened phases: latencies paid in sequence
+    double comp_latency_ns = 0;         // warp model: the block's fixed wait per mma iteration
+                                        // (barriers, cp.async wait), hidden by other blocks' work
     bool streamed = false;              // coarsened + pipelined: its compute overlaps its own loads
     std::uint32_t first_iteration = 0;  // index of its first phase before coarsening
     std::uint32_t iterations = 1;       // phases it stands for (coarsening)
