@@ -75,7 +75,7 @@ struct CalibrateOptions {
                                     "warp_iteration_ns",      "warp_load_issue_ns_per_byte",
                                     "warp_overlap_exponent",  "load_latency_scale",
                                     "load_latency_ns_per_byte", "warp_smem_read_ns_per_byte",
-                                    "warp_op_ns"};
+                                    "warp_op_ns",             "fragment_store_bytes_per_s"};
     FitMethod method = FitMethod::levenberg_marquardt;
     int max_evaluations = 120;   // parameter points evaluated (each predicts every fit case)
     int max_fit_cases = 0;       // 0 = every training case; else this many training cases, the
