@@ -169,10 +169,10 @@ struct WarpModel {
     // fixed wait per mma iteration (iteration_ns: barriers, cp.async wait) is not in it: it is
     // the phase's comp_latency_ns, a wait that other blocks' work on the SM hides (advance_block).
     double work(double tensor, double load_bytes, double smem_read_bytes, double ops) const {
-        const double t_warp = (tensor > 0 ? tensor * inv_warps * ns_per_tensor_flop_per_warp : 0.0) +
+        const double t_issue = (tensor > 0 ? tensor * inv_warps * ns_per_tensor_flop_per_warp : 0.0) +
                               issue_ns_per_load_byte * load_bytes + ns_per_smem_read_byte * smem_read_bytes +
                               ns_per_op * ops;
-        return t_warp * work_scale;
+        return t_issue * work_scale;
     }
 };
 
@@ -619,7 +619,6 @@ bool Engine::issue_store(std::uint32_t slot_id, std::uint32_t phase) {
     j.phase = phase;
     j.kind = JobKind::store;
     j.pending = static_cast<std::uint8_t>((hbm > 0) + (l2 > 0));
-    j.latency_ns = 0;
     if (j.pending == 0) return true;
     // Posted: a warp does not wait for its stores, so they do not hold the block's slot; they
     // drain through the L2 and HBM servers, sharing them with everyone's loads, while the next
