@@ -238,6 +238,11 @@ private:
     void advance_block(std::uint32_t slot_id);
     // Issue helpers return true when the part finished at once (nothing to wait for).
     bool issue_mem(std::uint32_t slot_id, std::uint32_t phase);
+    // From issue to the earliest return of a streamed (coarsened, pipelined) phase's loads: what
+    // its G iterations of the real pipeline take when latency-bound (see the definition).
+    // `drain_ns`, `alone_ns`: the burst-drain term and the uncontended transfer of all G.
+    double streamed_window(const Phase& ph, std::uint32_t phase, std::uint32_t missing_steps,
+                           std::uint32_t l1_steps, double drain_ns, double alone_ns) const;
     // Loads bytes [a, b) of buffer `id` through an SM's L1: hit chunks stay there, runs of missing
     // chunks go to the L2 (into acc) and are then kept in L1. Returns the bytes L1 served.
     std::int64_t load_through_l1(L1Cache& l1, int part, std::uint32_t id, std::int64_t a, std::int64_t b, L2Access& acc);
@@ -533,27 +538,34 @@ bool Engine::issue_mem(std::uint32_t slot_id, std::uint32_t phase) {
     // One phase: HBM latency if anything missed, else L2 latency, else (all L1 hits) L1
     // latency. A coarsened serial phase pays one latency per iteration: HBM's for the share of
     // its load steps that missed, L1's for the share that L1 served alone, L2's for the rest.
-    if (ph.latency_scale <= 1) {
-        j.latency_ns = acc.fill_bytes > 0 ? st_.rates.hbm_latency_ns
-                                          : (requested > 0 ? st_.rates.l2_latency_ns : (l1_hits > 0 ? st_.rates.l1_latency_ns : 0.0));
-    } else {
-        const double steps = static_cast<double>(ph.load_end - ph.load_begin);
-        const double miss_share = static_cast<double>(missing_steps) / steps;
-        const double l1_share = static_cast<double>(l1_steps) / steps;
-        j.latency_ns = ph.latency_scale * (miss_share * st_.rates.hbm_latency_ns + l1_share * st_.rates.l1_latency_ns +
-                                           std::max(0.0, 1 - miss_share - l1_share) * st_.rates.l2_latency_ns);
-    }
-    // Burst drain: the last of a thread's requests returns later the more it loads (a coarsened
-    // phase holds G iterations' bytes, i.e. G bursts paid in sequence).
     const double loaded = requested + static_cast<double>(l1_hits);
-    if (loaded > 0 && st_.rates.load_latency_ns_per_byte > 0) {
-        j.latency_ns += st_.rates.load_latency_ns_per_byte * loaded / std::max(1, launch_.threads_per_block);
-    }
-    if (j.pending == 0 && j.latency_ns <= 0) return true;
+    const double per_byte = st_.rates.load_latency_ns_per_byte > 0
+                                ? st_.rates.load_latency_ns_per_byte / std::max(1, launch_.threads_per_block)
+                                : 0.0;
     // Uncontended transfer time: the job alone at each server's per-job rate.
     double alone_ns = 0;
     if (l2 > 0) alone_ns = std::max(alone_ns, l2 / servers_[kL2Server].solo_rate());
     if (hbm > 0) alone_ns = std::max(alone_ns, hbm / servers_[kHbmServer].solo_rate());
+    if (ph.streamed) {
+        // The window covers the transfer too: the latency is what it leaves.
+        j.latency_ns = std::max(0.0, streamed_window(ph, phase, missing_steps, l1_steps, loaded * per_byte, alone_ns) -
+                                         alone_ns);
+    } else {
+        if (ph.latency_scale <= 1) {
+            j.latency_ns = acc.fill_bytes > 0 ? st_.rates.hbm_latency_ns
+                                              : (requested > 0 ? st_.rates.l2_latency_ns : (l1_hits > 0 ? st_.rates.l1_latency_ns : 0.0));
+        } else {
+            const double steps = static_cast<double>(ph.load_end - ph.load_begin);
+            const double miss_share = static_cast<double>(missing_steps) / steps;
+            const double l1_share = static_cast<double>(l1_steps) / steps;
+            j.latency_ns = ph.latency_scale * (miss_share * st_.rates.hbm_latency_ns + l1_share * st_.rates.l1_latency_ns +
+                                               std::max(0.0, 1 - miss_share - l1_share) * st_.rates.l2_latency_ns);
+        }
+        // Burst drain: the last of a thread's requests returns later the more it loads (a coarsened
+        // serial phase holds G iterations' bytes, i.e. G bursts paid in sequence).
+        if (loaded > 0 && per_byte > 0) j.latency_ns += per_byte * loaded;
+    }
+    if (j.pending == 0 && j.latency_ns <= 0) return true;
     j.earliest_done_ns = std::max(now_ + alone_ns + j.latency_ns, joined_ready_ns);
     // The regions this phase requested and did not merge can be joined until they are back.
     if (lrc_in_step_ > 0 && st_.options->l2 && !l1) {
@@ -571,6 +583,35 @@ bool Engine::issue_mem(std::uint32_t slot_id, std::uint32_t phase) {
     if (l2 > 0) add_to_server(kL2Server, l2, id);
     if (hbm > 0) add_to_server(kHbmServer, hbm, id);
     return false;
+}
+
+// A streamed phase stands for G iterations of an s-stage pipeline in which iteration i's loads
+// are issued when iteration i - s has computed. With L the time from issuing one iteration's
+// loads to their return (latency plus uncontended transfer) and c one iteration's compute (its
+// fixed wait plus its work, the block alone on the SM), the loop runs at T = max(c, (L + c) / s)
+// per iteration: loads are issued s iterations ahead, so L + c must fit in s periods. The
+// engine issues a streamed phase's loads once the previous phase's are back (and computes
+// alongside them), so a window of G (L + c) / s per phase gives G such periods when the loop is
+// latency-bound, and the compute (G c, or more when other blocks share the SM) binds
+// otherwise. The first phase of a block pays its first iteration's L + c before the pipeline is
+// full: (L + c) + (G - 1)(L + c) / s. One iteration's latency: HBM's when it missed (a missing
+// load step is taken as one iteration missing), else L1's share, else L2's, plus its share of
+// the burst drain. Before 2026-11-25 a streamed phase paid one latency per G iterations, which
+// made a latency-bound loop up to G / s times too fast (naive attention's P V launch at
+// N = 2048, 128 x 128 tiles, G = 2: 905 us coarsened against 1140 us exact).
+double Engine::streamed_window(const Phase& ph, std::uint32_t phase, std::uint32_t missing_steps,
+                               std::uint32_t l1_steps, double drain_ns, double alone_ns) const {
+    const double g = std::max<double>(1, ph.iterations);
+    const double steps = std::max<double>(1, ph.load_end - ph.load_begin);
+    const double miss = std::min(1.0, static_cast<double>(missing_steps) / g);
+    const double l1 = std::min(1.0 - miss, static_cast<double>(l1_steps) / steps);
+    const double l_it = miss * st_.rates.hbm_latency_ns + l1 * st_.rates.l1_latency_ns +
+                        std::max(0.0, 1 - miss - l1) * st_.rates.l2_latency_ns + (drain_ns + alone_ns) / g;
+    const double solo = servers_[kFirstSmServer].solo_rate();  // every SM server is configured alike
+    const double c_it = (ph.comp_latency_ns + (ph.comp_ns > 0 ? ph.comp_ns / solo : 0.0)) / g;
+    const double s = static_cast<double>(std::max(1, launch_.stages));
+    const double period = (l_it + c_it) / s;
+    return phase == 0 ? (l_it + c_it) + (g - 1) * period : g * period;
 }
 
 bool Engine::issue_store(std::uint32_t slot_id, std::uint32_t phase) {

@@ -221,6 +221,41 @@ TEST_CASE("a workload too large to simulate with its L2 is refused with the numb
     CHECK(sim::simulate(test::test_workload(), {l}, hw, opt).ok());
 }
 
+TEST_CASE("coarsening keeps a latency-bound pipelined loop's time: each run pays its iterations' latencies",
+          "[sim][coarsen]") {
+    // One block per SM, few bytes per iteration: every iteration waits for its loads (HBM
+    // misses), so the loop runs at about (latency + compute) / stages per iteration. A run of G
+    // coarsened iterations must expose G such periods, not one latency (as before 2026-11-25:
+    // about G / stages times too fast).
+    const Hardware hw = test::test_gpu();
+    for (const int stages : {2, 3}) {
+        for (const double flops : {1e3, 2e5}) {
+            SimpleLaunch s;
+            s.blocks = 132;
+            s.threads = 256;
+            s.regs = 64;
+            s.stages = stages;
+            s.iterations = 64;
+            s.load_bytes = 4096;  // private data, 34 MiB in all: misses
+            s.fp32_flops = flops;
+            const Launch l = make_simple_launch(s);
+            sim::Options exact;
+            exact.phase_budget = 0;
+            sim::Options coarse;
+            coarse.phase_budget = 132 * 8;  // 8 iterations per phase
+            auto a = sim::simulate(test::test_workload(), {l}, hw, exact);
+            auto b = sim::simulate(test::test_workload(), {l}, hw, coarse);
+            REQUIRE(a.ok());
+            REQUIRE(b.ok());
+            INFO("stages " << stages << ", fp32 flops per iteration " << flops);
+            CHECK(b->launches[0].extra.at("sim_iterations_per_phase") == 8.0);
+            const double ta = a->total[Metric::gpu_time_duration];
+            const double tb = b->total[Metric::gpu_time_duration];
+            CHECK(tb == Approx(ta).epsilon(0.05));
+        }
+    }
+}
+
 TEST_CASE("coarsening (phase_budget) keeps bytes exact and time close", "[sim][coarsen]") {
     const Hardware hw = test::test_gpu();
     for (const int stages : {1, 2}) {
