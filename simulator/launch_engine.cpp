@@ -146,20 +146,15 @@ double tensor_rate(const Rates& r, const Residency& res) {
 // warp_overlap_exponent), so each iteration takes t_warp x k^(1-g) when the SM is full.
 // The SM server shares the SM among its resident blocks, so a block's phase is given the work
 //   t_warp x k^(1-g) / B        (B resident blocks per SM)
-// and a phase's work is the larger of this and the pipe-throughput time (comp_ns as before).
-// A block alone on an SM (tail, or while the others wait) takes its solo time
-//   max(pipe time, t_warp x k_b^(1-g))     (k_b: its own warps per sub-partition)
-// i.e. the pipes (tensor cores, shared-memory bandwidth) are the SM's and one block may use all
-// of them, while its warps' issue does not speed up when other blocks leave. (Before
-// 2026-11-25 a per-job cap (k / k_b)^(1-g) / B applied to the whole phase, so a lone block
-// whose phase was pipe-bound got about 1/B of the pipes: a 64 x 64 GEMM tile at 3 blocks per
-// SM, shared-memory-bound, took 3x its pipe time per iteration even in the tail wave.)
+// and a per-job cap so that a block alone on an SM (tail) takes t_warp x k_b^(1-g), k_b its own
+// warps per sub-partition: cap = (k / k_b)^(1-g) / B. A phase's work is the larger of this and
+// the pipe-throughput time (comp_ns as before).
 // Worked example: flash2 Br x Bc = 128 x 64, d = 128, fp16, 8 warps, 1 block per SM, with a
 // per-warp tensor rate of 250 FLOP/cycle (495 FLOP/ns at 1.98 GHz), 280 ns per iteration,
 // 0.8 ns per load byte and g = 0.37. An iteration computes 4*128*64*128 = 4.19 MFLOP, i.e.
 // 524,288 per warp = 1059 ns, and loads K and V (2*64*128*2 = 32 KiB, 128 B per thread of 256)
 // = 102 ns: t_warp = 1059 + 280 + 102 = 1441 ns. W = 8, a = 4, k = k_b = 2: the phase's work is
-// 1441 x 2^0.63 = 2232 ns, and its solo time the same (B = 1).
+// 1441 x 2^0.63 = 2232 ns and the cap 1.
 struct WarpModel {
     bool on = false;
     double ns_per_tensor_flop_per_warp = 0;  // 0 when no per-warp tensor rate is set
@@ -169,14 +164,15 @@ struct WarpModel {
     double ns_per_op = 0;                    // already divided by threads per block
     double inv_warps = 1;
     double work_scale = 1;                   // k^(1-g) / B
-    double solo_scale = 1;                   // k_b^(1-g)
-    // The serial issue time of one warp's share of a phase with these block-wide amounts
-    // (times work_scale: its work on the shared SM; times solo_scale: a block alone). The fixed
-    // wait per mma iteration (iteration_ns: barriers, cp.async wait) is not in it: it is the
-    // phase's comp_latency_ns, a wait that other blocks' work on the SM hides (advance_block).
-    double issue(double tensor, double load_bytes, double smem_read_bytes, double ops) const {
-        return (tensor > 0 ? tensor * inv_warps * ns_per_tensor_flop_per_warp : 0.0) +
-               issue_ns_per_load_byte * load_bytes + ns_per_smem_read_byte * smem_read_bytes + ns_per_op * ops;
+    double job_cap = 1;                      // (k / k_b)^(1-g) / B
+    // The serial issue time of a phase with these block-wide amounts, times work_scale. The
+    // fixed wait per mma iteration (iteration_ns: barriers, cp.async wait) is not in it: it is
+    // the phase's comp_latency_ns, a wait that other blocks' work on the SM hides (advance_block).
+    double work(double tensor, double load_bytes, double smem_read_bytes, double ops) const {
+        const double t_issue = (tensor > 0 ? tensor * inv_warps * ns_per_tensor_flop_per_warp : 0.0) +
+                              issue_ns_per_load_byte * load_bytes + ns_per_smem_read_byte * smem_read_bytes +
+                              ns_per_op * ops;
+        return t_issue * work_scale;
     }
 };
 
@@ -197,7 +193,7 @@ WarpModel warp_model(const Rates& r, const Launch& launch, const Residency& res)
     m.ns_per_op = r.warp_op_ns / std::max(1, launch.threads_per_block);
     m.inv_warps = 1.0 / w;
     m.work_scale = std::pow(k, e) / b;
-    m.solo_scale = std::pow(kb, e);
+    m.job_cap = std::min(1.0, std::pow(k / kb, e) / b);
     return m;
 }
 
@@ -316,7 +312,7 @@ private:
     // memory read bytes (warp model only) and the times derived from them.
     std::array<double, kUnits> memo_amount_{}, memo_frac_{};
     double memo_load_bytes_ = 0, memo_smem_read_ = 0;
-    double memo_comp_ns_ = 0, memo_solo_ns_ = 0;
+    double memo_comp_ns_ = 0;
     LaunchResult out_;
     // Totals (integers for bytes so that L2-off runs equal analytic() exactly).
     std::int64_t load_bytes_ = 0, store_bytes_ = 0, hit_bytes_ = 0, fill_bytes_ = 0, writeback_bytes_ = 0;
@@ -436,12 +432,7 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
                 t[u] = amount[u] / rate[u];
                 comp_ns = std::max(comp_ns, t[u]);
             }
-            double solo_ns = comp_ns;  // the pipes alone
-            if (warp_.on) {
-                const double t_issue = warp_.issue(tensor, load_bytes, smem_read, fp32 + sfu);
-                comp_ns = std::max(comp_ns, t_issue * warp_.work_scale);
-                solo_ns = std::max(solo_ns, t_issue * warp_.solo_scale);
-            }
+            if (warp_.on) comp_ns = std::max(comp_ns, warp_.work(tensor, load_bytes, smem_read, fp32 + sfu));
             std::array<double, kUnits> frac{};
             if (comp_ns > 0) {
                 for (std::size_t u = 0; u < kUnits; ++u) frac[u] = t[u] / comp_ns;
@@ -450,13 +441,11 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
             memo_load_bytes_ = load_bytes;
             memo_smem_read_ = smem_read;
             memo_comp_ns_ = comp_ns;
-            memo_solo_ns_ = solo_ns;
             memo_frac_ = frac;
         }
         ph.first_iteration = static_cast<std::uint32_t>(slot.phases.size());
         ph.comp_latency_ns = (warp_.on && tensor > 0) ? warp_.iteration_ns : 0.0;
         ph.comp_ns = memo_comp_ns_;
-        ph.solo_ns = memo_solo_ns_;
         ph.frac = memo_frac_;
         ph.smem_bytes = smem;
         slot.phases.push_back(ph);
@@ -618,7 +607,8 @@ double Engine::streamed_window(const Phase& ph, std::uint32_t phase, std::uint32
     const double l1 = std::min(1.0 - miss, static_cast<double>(l1_steps) / steps);
     const double l_it = miss * st_.rates.hbm_latency_ns + l1 * st_.rates.l1_latency_ns +
                         std::max(0.0, 1 - miss - l1) * st_.rates.l2_latency_ns + (drain_ns + alone_ns) / g;
-    const double c_it = (ph.comp_latency_ns + ph.solo_ns) / g;
+    const double solo = servers_[kFirstSmServer].solo_rate();  // every SM server is configured alike
+    const double c_it = (ph.comp_latency_ns + (ph.comp_ns > 0 ? ph.comp_ns / solo : 0.0)) / g;
     const double s = static_cast<double>(std::max(1, launch_.stages));
     const double period = (l_it + c_it) / s;
     return phase == 0 ? (l_it + c_it) + (g - 1) * period : g * period;
@@ -775,9 +765,12 @@ void Engine::advance_block(std::uint32_t slot_id) {
                 j.kind = JobKind::comp;
                 j.pending = 1;
                 // Its fixed wait overlaps other blocks' work: done at max(served, start + wait +
-                // its solo time), as a load's latency overlaps its queueing.
-                j.latency_ns = ph.comp_latency_ns + std::max(0.0, ph.solo_ns - ph.comp_ns);
-                if (j.latency_ns > 0) j.earliest_done_ns = now_ + ph.comp_latency_ns + ph.solo_ns;
+                // its work alone), as a load's latency overlaps its queueing.
+                j.latency_ns = ph.comp_latency_ns;
+                if (j.latency_ns > 0) {
+                    const auto sm_server = kFirstSmServer + static_cast<std::uint32_t>(slot.sm);
+                    j.earliest_done_ns = now_ + j.latency_ns + ph.comp_ns / servers_[sm_server].solo_rate();
+                }
                 const std::uint32_t id = new_job(j);
                 slot.comp_running = true;
                 ++slot.outstanding;
@@ -906,7 +899,7 @@ Result<LaunchResult> Engine::run(double start_ns) {
     servers_[kHbmServer].configure(r.hbm_bytes_per_ns, std::numeric_limits<double>::infinity());
     servers_[kL2Server].configure(r.l2_bytes_per_ns, r.sm_l2_bytes_per_ns);
     for (int s = 0; s < sm_count_; ++s)
-        servers_[kFirstSmServer + static_cast<std::size_t>(s)].configure(1.0, 1.0);
+        servers_[kFirstSmServer + static_cast<std::size_t>(s)].configure(1.0, warp_.on ? warp_.job_cap : 1.0);
     for (auto& s : servers_) s.reset(0);
     sector_factor_ = launch_.store_sector_factor(st_.hw->l2_sector_bytes);
     l1_.clear();
