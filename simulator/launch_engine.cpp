@@ -535,9 +535,6 @@ bool Engine::issue_mem(std::uint32_t slot_id, std::uint32_t phase) {
     j.phase = phase;
     j.kind = JobKind::mem;
     j.pending = static_cast<std::uint8_t>((hbm > 0) + (l2 > 0));
-    // One phase: HBM latency if anything missed, else L2 latency, else (all L1 hits) L1
-    // latency. A coarsened serial phase pays one latency per iteration: HBM's for the share of
-    // its load steps that missed, L1's for the share that L1 served alone, L2's for the rest.
     const double loaded = requested + static_cast<double>(l1_hits);
     const double per_byte = st_.rates.load_latency_ns_per_byte > 0
                                 ? st_.rates.load_latency_ns_per_byte / std::max(1, launch_.threads_per_block)
@@ -551,6 +548,9 @@ bool Engine::issue_mem(std::uint32_t slot_id, std::uint32_t phase) {
         j.latency_ns = std::max(0.0, streamed_window(ph, phase, missing_steps, l1_steps, loaded * per_byte, alone_ns) -
                                          alone_ns);
     } else {
+        // One phase: HBM latency if anything missed, else L2 latency, else (all L1 hits) L1
+        // latency. A coarsened serial phase pays one latency per iteration: HBM's for the share
+        // of its load steps that missed, L1's for the share that L1 served alone, L2's for the rest.
         if (ph.latency_scale <= 1) {
             j.latency_ns = acc.fill_bytes > 0 ? st_.rates.hbm_latency_ns
                                               : (requested > 0 ? st_.rates.l2_latency_ns : (l1_hits > 0 ? st_.rates.l1_latency_ns : 0.0));
