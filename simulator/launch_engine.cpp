@@ -243,6 +243,11 @@ private:
     // `drain_ns`, `alone_ns`: the burst-drain term and the uncontended transfer of all G.
     double streamed_window(const Phase& ph, std::uint32_t phase, std::uint32_t missing_steps,
                            std::uint32_t l1_steps, double drain_ns, double alone_ns) const;
+    // A phase's compute with its block alone on the SM (at the SM server's per-job rate; every
+    // SM server is configured alike), without the warp model's fixed wait.
+    double comp_alone_ns(const Phase& ph) const {
+        return ph.comp_ns > 0 ? ph.comp_ns / servers_[kFirstSmServer].solo_rate() : 0.0;
+    }
     // Loads bytes [a, b) of buffer `id` through an SM's L1: hit chunks stay there, runs of missing
     // chunks go to the L2 (into acc) and are then kept in L1. Returns the bytes L1 served.
     std::int64_t load_through_l1(L1Cache& l1, int part, std::uint32_t id, std::int64_t a, std::int64_t b, L2Access& acc);
@@ -607,8 +612,7 @@ double Engine::streamed_window(const Phase& ph, std::uint32_t phase, std::uint32
     const double l1 = std::min(1.0 - miss, static_cast<double>(l1_steps) / steps);
     const double l_it = miss * st_.rates.hbm_latency_ns + l1 * st_.rates.l1_latency_ns +
                         std::max(0.0, 1 - miss - l1) * st_.rates.l2_latency_ns + (drain_ns + alone_ns) / g;
-    const double solo = servers_[kFirstSmServer].solo_rate();  // every SM server is configured alike
-    const double c_it = (ph.comp_latency_ns + (ph.comp_ns > 0 ? ph.comp_ns / solo : 0.0)) / g;
+    const double c_it = (ph.comp_latency_ns + comp_alone_ns(ph)) / g;
     const double s = static_cast<double>(std::max(1, launch_.stages));
     const double period = (l_it + c_it) / s;
     return phase == 0 ? (l_it + c_it) + (g - 1) * period : g * period;
@@ -767,10 +771,7 @@ void Engine::advance_block(std::uint32_t slot_id) {
                 // Its fixed wait overlaps other blocks' work: done at max(served, start + wait +
                 // its work alone), as a load's latency overlaps its queueing.
                 j.latency_ns = ph.comp_latency_ns;
-                if (j.latency_ns > 0) {
-                    const auto sm_server = kFirstSmServer + static_cast<std::uint32_t>(slot.sm);
-                    j.earliest_done_ns = now_ + j.latency_ns + ph.comp_ns / servers_[sm_server].solo_rate();
-                }
+                if (j.latency_ns > 0) j.earliest_done_ns = now_ + j.latency_ns + comp_alone_ns(ph);
                 const std::uint32_t id = new_job(j);
                 slot.comp_running = true;
                 ++slot.outstanding;

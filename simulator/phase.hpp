@@ -37,7 +37,9 @@ struct Phase {
 // side by side. A coarsened pipelined phase is therefore "streamed": its compute may start as
 // soon as its loads are issued, and it counts as done when both have finished. Without this a
 // run's loads were exposed once per block (+7% at G = 6, +67% at G = 16 on flash2 32x32); with
-// it the error is a few per cent (see the report in sim_bench).
+// it the error is a few per cent (see the report in sim_bench). A streamed run's loads take what
+// its iterations of the s-stage pipeline take when they wait for their loads (launch_engine.cpp,
+// Engine::streamed_window), not one latency for the whole run.
 // With `period` > 0 (Launch::reread_period) runs never cross a multiple of `period`: each pass is
 // coarsened on its own, so a pass's re-reads come a pass after its first reads, as on the GPU.
 // Returns the number of phases merged into one (1 = unchanged).
