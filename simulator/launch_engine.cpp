@@ -89,9 +89,9 @@ struct Slot {
     double hbm_bytes = 0, l2_bytes = 0, smem_bytes = 0;
 };
 
-enum class EventKind : std::uint8_t { job, block_start };
+enum class EventKind : std::uint8_t { job, block_start, comp_start };
 
-// Timers (latency ends, block starts): never invalidated, so a plain binary heap.
+// Timers (latency ends, block starts, compute waits ends): never invalidated, so a plain binary heap.
 struct Event {
     double t;
     std::uint64_t seq;
@@ -167,7 +167,7 @@ struct WarpModel {
     double job_cap = 1;                      // (k / k_b)^(1-g) / B
     // The serial issue time of a phase with these block-wide amounts, times work_scale. The
     // fixed wait per mma iteration (iteration_ns: barriers, cp.async wait) is not in it: it is
-    // the phase's comp_latency_ns, a wait that other blocks' work on the SM hides (advance_block).
+    // the phase's comp_latency_ns, a wait before the phase's work joins the SM (start_comp).
     double work(double tensor, double load_bytes, double smem_read_bytes, double ops) const {
         const double t_issue = (tensor > 0 ? tensor * inv_warps * ns_per_tensor_flop_per_warp : 0.0) +
                               issue_ns_per_load_byte * load_bytes + ns_per_smem_read_byte * smem_read_bytes +
@@ -220,6 +220,7 @@ private:
     std::uint32_t new_job(const Job& j);
     bool part_served(std::uint32_t job);  // true when the job completed right away
     void job_complete(std::uint32_t job);
+    void start_comp(std::uint32_t job);  // a compute job's work joins its SM server
     Status load_program(Slot& slot, std::int64_t item);
     void coarsen(std::vector<Phase>& phases) const;
     // False (and st_.misaligned set) when `r` breaks the chunk size the sampled layout chose.
@@ -768,23 +769,38 @@ void Engine::advance_block(std::uint32_t slot_id) {
                 j.phase = p;
                 j.kind = JobKind::comp;
                 j.pending = 1;
-                // Its fixed wait overlaps other blocks' work: done at max(served, start + wait +
-                // its work alone), as a load's latency overlaps its queueing.
-                j.latency_ns = ph.comp_latency_ns;
-                if (j.latency_ns > 0) j.earliest_done_ns = now_ + j.latency_ns + comp_alone_ns(ph);
                 const std::uint32_t id = new_job(j);
                 slot.comp_running = true;
                 ++slot.outstanding;
-                const auto sm = static_cast<std::uint32_t>(slot.sm);
-                advance_server(kFirstSmServer + sm);
-                for (std::size_t u = 0; u < kUnits; ++u) sm_frac_[sm][u] += ph.frac[u];
-                servers_[kFirstSmServer + sm].add(ph.comp_ns, id);
-                reschedule(kFirstSmServer + sm);
+                // Its fixed wait (barrier, cp.async wait) comes first and its work joins the
+                // SM server after it (see start_comp).
+                if (ph.comp_latency_ns > 0) push(now_ + ph.comp_latency_ns, EventKind::comp_start, id);
+                else start_comp(id);
             }
             progress = true;
         }
     }
     if (slot.comp_done == phases && slot.outstanding == 0) finish_block(slot_id);
+}
+
+// A compute job's work joins its SM's server once the phase's fixed wait is over. The wait is
+// not overlapped with the block's own work: an iteration of an mma loop waits at its barrier
+// and for its cp.async group, then issues its ldmatrix / mma work. Other blocks' work does
+// overlap it. So B identical blocks that start together stay in step and an iteration takes
+// wait + B x work, while blocks out of step hide each other's waits. Measured on the H100
+// (docs/validation change 17): a one-wave GEMM, 64 x 64 tile, 256 iterations, took 537, 667
+// and 797 ns per iteration with 1, 2 and 3 blocks per SM, i.e. 407 ns + 130 ns per block (its
+// shared-memory time per iteration is 129 ns). Before 2026-11-25 the work was served during
+// the wait (done at max(served, start + wait + work alone)), which made a block's iteration
+// max(wait + work / cap, B x work) and could not give this line.
+void Engine::start_comp(std::uint32_t id) {
+    const Job& j = jobs_[id];
+    const Phase& ph = slots_[j.slot].phases[j.phase];
+    const auto sm = static_cast<std::uint32_t>(slots_[j.slot].sm);
+    advance_server(kFirstSmServer + sm);
+    for (std::size_t u = 0; u < kUnits; ++u) sm_frac_[sm][u] += ph.frac[u];
+    servers_[kFirstSmServer + sm].add(ph.comp_ns, id);
+    reschedule(kFirstSmServer + sm);
 }
 
 void Engine::job_complete(std::uint32_t job) {
@@ -937,7 +953,9 @@ Result<LaunchResult> Engine::run(double start_ns) {
             const Event e = events_.top();
             events_.pop();
             now_ = e.t;
-            if (e.kind == EventKind::job) job_complete(e.id); else begin_block(e.id);
+            if (e.kind == EventKind::job) job_complete(e.id);
+            else if (e.kind == EventKind::comp_start) start_comp(e.id);
+            else begin_block(e.id);
         } else {
             now_ = t_server;
             serve(server_heap_.top());

@@ -21,7 +21,7 @@ struct Phase {
     double smem_bytes = 0;
     double latency_scale = 1;           // coarsened phases: latencies paid in sequence
     double comp_latency_ns = 0;         // warp model: the block's fixed wait per mma iteration
-                                        // (barriers, cp.async wait), hidden by other blocks' work
+                                        // (barriers, cp.async wait), before its work joins the SM
     bool streamed = false;              // coarsened + pipelined: its compute overlaps its own loads
     std::uint32_t first_iteration = 0;  // index of its first phase before coarsening
     std::uint32_t iterations = 1;       // phases it stands for (coarsening)

@@ -4,10 +4,13 @@
 //   t_issue = tensor / warps / per-warp rate + issue x load bytes / threads
 //             + smem_read x shared-memory bytes read / warps + op x (FP32 + SFU ops) / threads,
 // stretched by k^(1 - exponent) for k resident warps per SM sub-partition, plus the block's
-// fixed wait warp_iteration_ns (barriers, cp.async wait), which other blocks' work hides: an
-// iteration ends at max(served on the shared SM, start + warp_iteration_ns + its work alone).
+// fixed wait warp_iteration_ns (barriers, cp.async wait). The wait comes before the iteration's
+// work, which then joins the SM's shared server: other blocks' work fills a block's wait, but
+// blocks that start together stay in step, so B of them take wait + B x work per iteration
+// (measured on the H100 for a one-wave GEMM, docs/validation change 17).
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <cmath>
 
 #include "core/hardware.hpp"
@@ -149,7 +152,7 @@ TEST_CASE("warp model: pipe throughput still bounds a block with many fast warps
     CHECK(duration(l, hw) == Approx(t_off + 1).epsilon(1e-9));
 }
 
-TEST_CASE("warp model: each term adds time, other blocks hide the wait, more warps never speed a block up",
+TEST_CASE("warp model: each term adds time, blocks in step each pay the wait, more warps never speed a block up",
           "[sim][warp_model]") {
     Hardware hw = quiet_gpu();
     hw.calibration.tensor_flops_per_cycle_per_warp = 128;
@@ -159,11 +162,12 @@ TEST_CASE("warp model: each term adds time, other blocks hide the wait, more war
     const double base = duration(l, hw), base_alone = duration(alone, hw);
     Hardware more = hw;
     more.calibration.warp_iteration_ns = 200;
-    // A block alone on its SM waits 200 ns per iteration; two blocks each with more work per
-    // iteration than the wait hide it behind each other.
+    // A block alone on its SM waits 200 ns per iteration. Two blocks that start together wait
+    // together, then share the SM for their work: they stay in step and pay the wait too (the
+    // form before 2026-11-25 served the work during the wait and hid it: with_iteration == base).
     CHECK(duration(alone, more) == Approx(base_alone + 8 * 200).epsilon(1e-6));
     const double with_iteration = duration(l, more);
-    CHECK(with_iteration == Approx(base).epsilon(1e-6));
+    CHECK(with_iteration == Approx(base + 8 * 200).epsilon(1e-6));
     more.calibration.warp_load_issue_ns_per_byte = 1;
     const double with_issue = duration(l, more);
     CHECK(with_issue > with_iteration);
@@ -217,4 +221,30 @@ TEST_CASE("warp model: profile fields are optional, round-trip, and are range-ch
     auto neg = sim::simulate(test::test_workload(), {test::tensor_launch(1, 64, 1e3)}, hw, sim::Options{});
     REQUIRE_FALSE(neg.ok());
     CHECK(neg.error().message.find("warp_iteration_ns") != std::string::npos);
+}
+
+TEST_CASE("warp model: a one-wave grid of B blocks per SM takes wait + B x work per iteration",
+          "[sim][warp_model]") {
+    // The law behind change 17 (H100, GEMM 64 x 64: 537, 667, 797 ns per iteration for 1, 2, 3
+    // blocks per SM). Pipe-bound work (a per-warp rate that never binds), 16 iterations, the same
+    // blocks on 132 SMs with 1, 2 and 3 of them per SM: each extra block per SM adds its work to
+    // every iteration, and the wait is paid once per iteration whatever B is.
+    Hardware hw = quiet_gpu();
+    const double flops = 8e6;
+    const std::int64_t iterations = 16;
+    hw.calibration.tensor_flops_per_cycle_per_warp = 1e6;
+    hw.calibration.warp_overlap_exponent = 0.9;
+    std::array<double, 3> no_wait{}, with_wait{};
+    for (int b = 1; b <= 3; ++b) {
+        const Launch l = test::tensor_launch(132 * b, 256, flops, iterations);
+        no_wait[b - 1] = duration(l, hw);
+        Hardware w = hw;
+        w.calibration.warp_iteration_ns = 300;
+        with_wait[b - 1] = duration(l, w);
+    }
+    const double work = (no_wait[2] - no_wait[0]) / 2.0 / iterations;  // per block and iteration
+    REQUIRE(work > 0);
+    for (int b = 0; b < 3; ++b) CHECK(with_wait[b] == Approx(no_wait[b] + iterations * 300.0).epsilon(1e-6));
+    CHECK(with_wait[1] - with_wait[0] == Approx(iterations * work).epsilon(0.02));
+    CHECK(with_wait[2] - with_wait[1] == Approx(iterations * work).epsilon(0.02));
 }
