@@ -91,7 +91,7 @@ struct Slot {
 
 enum class EventKind : std::uint8_t { job, block_start, comp_start };
 
-// Timers (latency ends, block starts, compute waits ends): never invalidated, so a plain binary heap.
+// Timers (latency ends, block starts, ends of compute waits): never invalidated, so a plain binary heap.
 struct Event {
     double t;
     std::uint64_t seq;
