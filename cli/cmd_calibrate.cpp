@@ -60,6 +60,9 @@ int run_calibrate(int argc, char** argv) {
         ("measure-dataset", po::value<std::string>(),
          "CUDA builds: measure microbenchmarks + every data-set case into this JSONL file and stop")
         ("microbench-only", "with --measure-dataset: the microbenchmarks only (seconds), no cases")
+        ("also-train", po::value<std::vector<std::string>>()->composing(),
+         "a JSONL of extra measured cases (e.g. a residency series) that all join the time fit, "
+         "whatever their hash; repeatable. Refused if a case shares a held-out sweep's shape")
         ("out", po::value<std::string>(), "calibrated profile to write (default: stdout)")
         ("fit-report", po::value<std::string>(),
          "with --out: where the fit report (JSON: parameters, residuals, provenance) goes; default "
@@ -142,6 +145,14 @@ int run_calibrate(int argc, char** argv) {
     }
 
     validate::CalibrateOptions co;
+    if (vm.count("also-train") != 0) {
+        for (const auto& path : vm["also-train"].as<std::vector<std::string>>()) {
+            auto extra = validate::load_dataset(path);
+            if (!extra) return cli_fail(2, extra.error().message);
+            if (extra->cases.empty()) return cli_fail(2, "calibrate: --also-train " + path + " has no measured case");
+            co.extra_training.push_back(std::move(*extra));
+        }
+    }
     co.fit = split_list(vm["fit"].as<std::string>());
     co.max_evaluations = max_evals;
     co.fit_lrc = vm.count("no-lrc-fit") == 0;

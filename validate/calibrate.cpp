@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <map>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -401,6 +403,25 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
         if (!(value > 0) || !std::isfinite(value) || (is_efficiency(name) && value > 1))
             return make_error("calibrate: --start " + name + " must be in (0, 1] for an efficiency, > 0 for an overhead");
     }
+    // Extra training cases (--also-train) must not repeat a case of the data set or share a
+    // held-out sweep's shape; checked before any simulation runs.
+    {
+        std::set<std::string> names, heldout_keys;
+        for (const auto& c : data.cases) {
+            names.insert(c.name);
+            if (c.split == Split::heldout) heldout_keys.insert(c.key);
+        }
+        for (const auto& extra : options.extra_training)
+            for (const auto& c : extra.cases) {
+                if (heldout_keys.count(c.key) != 0)
+                    return make_error("calibrate: --also-train " + extra.origin + ": case " + c.name +
+                                      " belongs to held-out sweep " + c.key + " of " + data.origin +
+                                      " (extra training cases must not share a held-out sweep's shape)");
+                if (!names.insert(c.name).second)
+                    return make_error("calibrate: --also-train " + extra.origin + ": case " + c.name +
+                                      " is already in " + data.origin + " or an earlier --also-train file");
+            }
+    }
     // The start point replaces the profile's (and the microbenchmarks') values from here on, so
     // the coalescer fit and the "before" figures of the time fit are taken at it.
     for (const auto& [name, value] : options.start) *(*calibration_field(cal, name)) = value;
@@ -463,6 +484,19 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
         train.clear();
         for (auto it = by_cost.rbegin(); it != by_cost.rend(); ++it) train.push_back(it->second);
     }
+    // Extra training cases join whole (after the data set's, so their cost order is their own).
+    std::map<const Case*, std::string> extra_origin;
+    for (const auto& extra : options.extra_training)
+        for (const auto& c : extra.cases) {
+            const double t = quantity_of(c.measured, Quantity::time);
+            if (!(std::isfinite(t) && t > 0)) continue;
+            train.push_back(&c);
+            extra_origin[&c] = extra.origin;
+        }
+    auto source_of = [&](const Case* c) {
+        const auto it = extra_origin.find(c);
+        return it == extra_origin.end() ? data.origin : it->second;
+    };
     std::vector<double> measured;
     for (const Case* c : train) measured.push_back(quantity_of(c->measured, Quantity::time));
 
@@ -484,9 +518,10 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
         r.mape_before = mape_of(kb, measured);
         r.residuals.resize(train.size());
         for (std::size_t i = 0; i < train.size(); ++i)
-            r.residuals[i] = {train[i]->name, measured[i], kb[i], kb[i]};
+            r.residuals[i] = {train[i]->name, source_of(train[i]), measured[i], kb[i], kb[i]};
     }
     r.fit_cases = train.size();
+    for (const Case* c : train) r.extra_cases += extra_origin.count(c);
 
     // 4. The time fit over the fitted parameters.
     std::vector<double*> fields;
@@ -584,8 +619,8 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
     prov["measurements"] = data.origin;
     prov["training_rule"] = "train iff fnv1a64(sweep key) is even (validate/split.hpp)";
     prov["training_cases"] = std::to_string(r.training_cases) + " in the data set, " +
-                             std::to_string(r.fit_cases) + " used in the fit" +
-                             (r.fit_cases < r.training_cases
+                             std::to_string(r.fit_cases - r.extra_cases) + " used in the fit" +
+                             (r.fit_cases - r.extra_cases < r.training_cases
                                   ? " (the cheapest to simulate" +
                                         (options.min_per_family > 0
                                              ? ", at least " + std::to_string(options.min_per_family) + " of every kernel family"
@@ -595,6 +630,13 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
     prov["fit"] = method_name(options.method) + " on mean squared ln(t_pred/t_meas), per launch for multi-launch cases; total-time rms " + sci(r.rms_log_error_before) +
                   " -> " + sci(r.rms_log_error_after) + ", time MAPE " + sci(100 * r.mape_before) + "% -> " +
                   sci(100 * r.mape_after) + "% (training)";
+    if (r.extra_cases > 0) {
+        std::string files;
+        for (const auto& extra : options.extra_training) files += (files.empty() ? "" : ", ") + extra.origin;
+        prov["also_trained"] = std::to_string(r.extra_cases) + " extra training cases of " + files +
+                               " (calibrate --also-train: in the time fit whatever their hash; listed in the fit "
+                               "report's residuals with their source)";
+    }
     prov["fitted_parameters"] = fitted;
     if (r.lrc_cases > 0)
         prov["lrc_fit"] = "lrc_in_step_one_block, lrc_in_step_several_blocks, lrc_lock_loss_per_iteration: before the time fit, "
@@ -639,6 +681,7 @@ std::string fit_report_json(const CalibrationResult& r) {
     o["parameters"] = std::move(params);
     o["training_cases"] = r.training_cases;
     o["fit_cases"] = r.fit_cases;
+    o["extra_training_cases"] = r.extra_cases;
     o["rms_log_error_before"] = r.rms_log_error_before;
     o["rms_log_error_after"] = r.rms_log_error_after;
     o["time_mape_before"] = r.mape_before;
@@ -654,6 +697,7 @@ std::string fit_report_json(const CalibrationResult& r) {
     json::array res;
     for (const auto& x : r.residuals)
         res.push_back(json::object{{"case", x.name},
+                                   {"source", x.source},
                                    {"measured_ns", x.measured_ns},
                                    {"predicted_before_ns", x.predicted_before_ns},
                                    {"predicted_after_ns", x.predicted_after_ns},
@@ -668,7 +712,9 @@ std::string fit_report_json(const CalibrationResult& r) {
 std::string fit_report_table(const CalibrationResult& r) {
     std::ostringstream o;
     o << "calibrated " << r.hw.name << " on " << r.fit_cases << " training cases (" << r.training_cases
-      << " in the data set)\n";
+      << " in the data set";
+    if (r.extra_cases > 0) o << "; " << r.extra_cases << " of the fit's from --also-train files";
+    o << ")\n";
     for (const auto& p : r.parameters) {
         char buf[64];
         std::snprintf(buf, sizeof buf, "%-20s %12.5g  ", p.name.c_str(), p.value);

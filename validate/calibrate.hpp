@@ -95,6 +95,12 @@ struct CalibrateOptions {
     // 1 us per launch / 100 ns per block. Only where the fit starts, not what it may reach.
     std::map<std::string, double> start;
     std::map<std::string, std::string> provenance;  // merged into the profile's provenance
+    // Extra training cases from other measurement files (`calibrate --also-train FILE`), e.g.
+    // the residency series of docs/validation change 17: every one with a measured time joins
+    // the time fit whatever its hash and is never dropped by max_fit_cases. Not used by the
+    // coalescer fit. calibrate() refuses a case whose sweep key is a held-out sweep of `data`
+    // (that would tune on a held-out shape) and a case name that is in `data` already.
+    std::vector<Dataset> extra_training;
 };
 
 struct ParameterReport {
@@ -105,6 +111,7 @@ struct ParameterReport {
 
 struct Residual {
     std::string name;
+    std::string source;              // the file the case came from (the data set or --also-train)
     double measured_ns = 0;
     double predicted_before_ns = 0;  // with the microbenchmark-only calibration
     double predicted_after_ns = 0;
@@ -115,7 +122,8 @@ struct CalibrationResult {
     std::vector<ParameterReport> parameters;
     std::vector<Residual> residuals;      // every fit case
     std::size_t training_cases = 0;       // training cases in the data set
-    std::size_t fit_cases = 0;            // of which used in the fit
+    std::size_t fit_cases = 0;            // of which used in the fit (with extra_cases)
+    std::size_t extra_cases = 0;          // extra training cases (CalibrateOptions::extra_training) in the fit
     double rms_log_error_before = 0;
     double rms_log_error_after = 0;
     double mape_before = 0, mape_after = 0;

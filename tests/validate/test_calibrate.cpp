@@ -388,3 +388,81 @@ TEST_CASE("calibrate fits the L2 request coalescer to the training cases' L2 byt
     CHECK(none->hw.calibration.lrc_in_step_several_blocks == 0);
     CHECK(none->lrc_cases == 0);
 }
+
+TEST_CASE("extra training cases (--also-train) join the fit whole and may not touch held-out sweeps",
+          "[validate][calibrate]") {
+    Calibration truth;
+    truth.tensor_efficiency = 0.5;
+    const Dataset d = toy_data(truth);
+    // Extra cases of shapes the data set does not have, measured 2x slower than the truth: a fit
+    // that uses them lands below 0.5.
+    Calibration slow = truth;
+    slow.tensor_efficiency = 0.25;
+    Dataset extra;
+    extra.origin = "series.jsonl";
+    for (int64_t m : {3072, 6144})
+        for (int tm : {64, 128}) {
+            Workload w;
+            w.kernel = KernelFamily::gemm;
+            w.m = w.n = m;
+            w.k = 8192;
+            w.tile = Tile{tm, 64, 32, 3, 8};
+            Case c;
+            c.measured.model = "measured";
+            c.measured.workload = w;
+            c.measured.total.values.fill(NAN);
+            c.measured.total[Metric::gpu_time_duration] = toy_time(w, slow);
+            c.name = case_name(w);
+            c.key = sweep_key(w);
+            c.split = split_of(w);  // whatever the hash says: extras train regardless
+            extra.cases.push_back(c);
+        }
+    Hardware base;
+    base.name = "toy";
+    CalibrateOptions o;
+    o.fit = {"tensor_efficiency"};
+    o.max_evaluations = 300;
+    o.max_fit_cases = 3;  // the extras are not subject to the cap
+    auto plain = calibrate(d, base, toy(), o);
+    REQUIRE(plain.ok());
+    CHECK(plain->hw.calibration.tensor_efficiency == Approx(0.5).epsilon(0.02));
+    CHECK(plain->extra_cases == 0);
+
+    o.extra_training.push_back(extra);
+    auto r = calibrate(d, base, toy(), o);
+    REQUIRE(r.ok());
+    CHECK(r->extra_cases == 4);
+    CHECK(r->fit_cases == 3 + 4);
+    CHECK(r->hw.calibration.tensor_efficiency < 0.45);
+    CHECK(r->hw.calibration.tensor_efficiency > 0.25);
+    int from_series = 0;
+    for (const auto& x : r->residuals) from_series += x.source == "series.jsonl";
+    CHECK(from_series == 4);
+    CHECK(r->hw.provenance.at("also_trained").find("4 extra training cases of series.jsonl") != std::string::npos);
+    CHECK(fit_report_json(*r).find("\"source\":\"series.jsonl\"") != std::string::npos);
+
+    // A case of a held-out sweep of the data set is refused, naming the case and the sweep.
+    Dataset leak = extra;
+    for (const auto& c : d.cases)
+        if (c.split == Split::heldout) {
+            leak.cases.push_back(c);
+            break;
+        }
+    o.extra_training = {leak};
+    auto refused = calibrate(d, base, toy(), o);
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.error().message.find("held-out sweep") != std::string::npos);
+    CHECK(refused.error().message.find("series.jsonl") != std::string::npos);
+
+    // So is a case the data set has already (a training one here).
+    Dataset twice = extra;
+    for (const auto& c : d.cases)
+        if (c.split == Split::train) {
+            twice.cases.push_back(c);
+            break;
+        }
+    o.extra_training = {twice};
+    auto dup = calibrate(d, base, toy(), o);
+    REQUIRE_FALSE(dup.ok());
+    CHECK(dup.error().message.find("already in") != std::string::npos);
+}
