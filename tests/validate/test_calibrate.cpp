@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/metrics.hpp"
@@ -441,27 +442,23 @@ TEST_CASE("extra training cases (--also-train) join the fit whole and may not to
     CHECK(r->hw.provenance.at("also_trained").find("4 extra training cases of series.jsonl") != std::string::npos);
     CHECK(fit_report_json(*r).find("\"source\":\"series.jsonl\"") != std::string::npos);
 
+    // The extras plus the data set's first case of `split`, as the only extra file.
+    auto extra_with_first = [&](Split split) {
+        Dataset with = extra;
+        const auto it = std::find_if(d.cases.begin(), d.cases.end(), [&](const Case& c) { return c.split == split; });
+        REQUIRE(it != d.cases.end());
+        with.cases.push_back(*it);
+        return std::vector<Dataset>{with};
+    };
     // A case of a held-out sweep of the data set is refused, naming the case and the sweep.
-    Dataset leak = extra;
-    for (const auto& c : d.cases)
-        if (c.split == Split::heldout) {
-            leak.cases.push_back(c);
-            break;
-        }
-    o.extra_training = {leak};
+    o.extra_training = extra_with_first(Split::heldout);
     auto refused = calibrate(d, base, toy(), o);
     REQUIRE_FALSE(refused.ok());
     CHECK(refused.error().message.find("held-out sweep") != std::string::npos);
     CHECK(refused.error().message.find("series.jsonl") != std::string::npos);
 
     // So is a case the data set has already (a training one here).
-    Dataset twice = extra;
-    for (const auto& c : d.cases)
-        if (c.split == Split::train) {
-            twice.cases.push_back(c);
-            break;
-        }
-    o.extra_training = {twice};
+    o.extra_training = extra_with_first(Split::train);
     auto dup = calibrate(d, base, toy(), o);
     REQUIRE_FALSE(dup.ok());
     CHECK(dup.error().message.find("already in") != std::string::npos);
