@@ -35,6 +35,19 @@ Predictor toy(TimeModel time = toy_time) {
     };
 }
 
+// A measured case of `w` whose time is the toy model's with `truth`, split by the hash rule.
+Case toy_case(const Workload& w, const Calibration& truth) {
+    Case c;
+    c.measured.model = "measured";
+    c.measured.workload = w;
+    c.measured.total.values.fill(NAN);
+    c.measured.total[Metric::gpu_time_duration] = toy_time(w, truth);
+    c.name = case_name(w);
+    c.key = sweep_key(w);
+    c.split = split_of(w);
+    return c;
+}
+
 Dataset toy_data(const Calibration& truth) {
     Dataset d;
     d.origin = "toy";
@@ -48,15 +61,7 @@ Dataset toy_data(const Calibration& truth) {
                 w.n = m;
                 w.k = k;
                 w.tile = Tile{tm, 64, 32, 3, 8};
-                Case c;
-                c.measured.model = "measured";
-                c.measured.workload = w;
-                c.measured.total.values.fill(NAN);
-                c.measured.total[Metric::gpu_time_duration] = toy_time(w, truth);
-                c.name = case_name(w);
-                c.key = sweep_key(w);
-                c.split = split_of(w);
-                d.cases.push_back(c);
+                d.cases.push_back(toy_case(w, truth));
             }
     return d;
 }
@@ -408,15 +413,7 @@ TEST_CASE("extra training cases (--also-train) join the fit whole and may not to
             w.m = w.n = m;
             w.k = 8192;
             w.tile = Tile{tm, 64, 32, 3, 8};
-            Case c;
-            c.measured.model = "measured";
-            c.measured.workload = w;
-            c.measured.total.values.fill(NAN);
-            c.measured.total[Metric::gpu_time_duration] = toy_time(w, slow);
-            c.name = case_name(w);
-            c.key = sweep_key(w);
-            c.split = split_of(w);  // whatever the hash says: extras train regardless
-            extra.cases.push_back(c);
+            extra.cases.push_back(toy_case(w, slow));  // whatever its split: extras train regardless
         }
     Hardware base;
     base.name = "toy";
