@@ -62,7 +62,8 @@ int run_calibrate(int argc, char** argv) {
         ("microbench-only", "with --measure-dataset: the microbenchmarks only (seconds), no cases")
         ("also-train", po::value<std::vector<std::string>>()->composing(),
          "a JSONL of extra measured cases (e.g. a residency series) that all join the time fit, "
-         "whatever their hash; repeatable. Refused if a case shares a held-out sweep's shape")
+         "whatever their hash; repeatable. Refused if a case shares a held-out sweep's shape; "
+         "cases of a kernel family with no training case are left out (listed in the fit report)")
         ("out", po::value<std::string>(), "calibrated profile to write (default: stdout)")
         ("fit-report", po::value<std::string>(),
          "with --out: where the fit report (JSON: parameters, residuals, provenance) goes; default "

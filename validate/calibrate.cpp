@@ -484,12 +484,25 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
         train.clear();
         for (auto it = by_cost.rbegin(); it != by_cost.rend(); ++it) train.push_back(it->second);
     }
-    // Extra training cases join whole (after the data set's, so their cost order is their own).
+    // Extra training cases join whole (after the data set's, so their cost order is their own),
+    // except those of a kernel family with no training case in the data set: nothing on the
+    // training side could then show what they do to the parameters that family shares with the
+    // others (docs/validation change 18: the residency series' softmax cases moved the shared
+    // latency terms and no training figure could see it). They are left out and listed.
+    std::set<KernelFamily> trained_families;
+    for (const auto& c : data.cases)
+        if (c.split == Split::train) trained_families.insert(c.measured.workload.kernel);
     std::map<const Case*, std::string> extra_origin;
     for (const auto& extra : options.extra_training)
         for (const auto& c : extra.cases) {
             const double t = quantity_of(c.measured, Quantity::time);
             if (!(std::isfinite(t) && t > 0)) continue;
+            if (trained_families.count(c.measured.workload.kernel) == 0) {
+                r.extra_left_out.push_back({c.name, extra.origin,
+                                            "kernel family " + std::string(to_string(c.measured.workload.kernel)) +
+                                                " has no training case in " + data.origin});
+                continue;
+            }
             train.push_back(&c);
             extra_origin[&c] = extra.origin;
         }
@@ -635,7 +648,11 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
         for (const auto& extra : options.extra_training) files += (files.empty() ? "" : ", ") + extra.origin;
         prov["also_trained"] = std::to_string(r.extra_cases) + " extra training cases of " + files +
                                " (calibrate --also-train: in the time fit whatever their hash; listed in the fit "
-                               "report's residuals with their source)";
+                               "report's residuals with their source)" +
+                               (r.extra_left_out.empty()
+                                    ? std::string()
+                                    : "; " + std::to_string(r.extra_left_out.size()) +
+                                          " left out, of kernel families with no training case (fit report: extra_left_out)");
     }
     prov["fitted_parameters"] = fitted;
     if (r.lrc_cases > 0)
@@ -682,6 +699,10 @@ std::string fit_report_json(const CalibrationResult& r) {
     o["training_cases"] = r.training_cases;
     o["fit_cases"] = r.fit_cases;
     o["extra_training_cases"] = r.extra_cases;
+    json::array left_out;
+    for (const auto& x : r.extra_left_out)
+        left_out.push_back(json::object{{"case", x.name}, {"source", x.source}, {"reason", x.reason}});
+    o["extra_left_out"] = std::move(left_out);
     o["rms_log_error_before"] = r.rms_log_error_before;
     o["rms_log_error_after"] = r.rms_log_error_after;
     o["time_mape_before"] = r.mape_before;
@@ -715,6 +736,12 @@ std::string fit_report_table(const CalibrationResult& r) {
       << " in the data set";
     if (r.extra_cases > 0) o << "; " << r.extra_cases << " of the fit's from --also-train files";
     o << ")\n";
+    if (!r.extra_left_out.empty()) {
+        std::map<std::string, int> why;
+        for (const auto& x : r.extra_left_out) ++why[x.reason];
+        for (const auto& [reason, n] : why)
+            o << "  left out " << n << " --also-train case" << (n == 1 ? "" : "s") << ": " << reason << "\n";
+    }
     for (const auto& p : r.parameters) {
         char buf[64];
         std::snprintf(buf, sizeof buf, "%-20s %12.5g  ", p.name.c_str(), p.value);

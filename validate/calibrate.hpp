@@ -97,7 +97,8 @@ struct CalibrateOptions {
     std::map<std::string, std::string> provenance;  // merged into the profile's provenance
     // Extra training cases from other measurement files (`calibrate --also-train FILE`), e.g.
     // the residency series of docs/validation change 17: every one with a measured time joins
-    // the time fit whatever its hash and is never dropped by max_fit_cases. Not used by the
+    // the time fit whatever its hash and is never dropped by max_fit_cases, unless its kernel
+    // family has no training case in `data` (then it is left out: CalibrationResult::extra_left_out). Not used by the
     // coalescer fit. calibrate() refuses a case whose sweep key is a held-out sweep of `data`
     // (that would tune on a held-out shape) and a case name that is in `data` already.
     std::vector<Dataset> extra_training;
@@ -124,6 +125,12 @@ struct CalibrationResult {
     std::size_t training_cases = 0;       // training cases in the data set
     std::size_t fit_cases = 0;            // of which used in the fit (with extra_cases)
     std::size_t extra_cases = 0;          // extra training cases (CalibrateOptions::extra_training) in the fit
+    // Extra training cases left out of the fit: those of a kernel family with no training case
+    // in the data set (no training figure could show what they do to the shared parameters).
+    struct LeftOut {
+        std::string name, source, reason;
+    };
+    std::vector<LeftOut> extra_left_out;
     double rms_log_error_before = 0;
     double rms_log_error_after = 0;
     double mape_before = 0, mape_after = 0;

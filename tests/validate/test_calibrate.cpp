@@ -438,6 +438,30 @@ TEST_CASE("extra training cases (--also-train) join the fit whole and may not to
     CHECK(from_series == 4);
     CHECK(r->hw.provenance.at("also_trained").find("4 extra training cases of series.jsonl") != std::string::npos);
     CHECK(fit_report_json(*r).find("\"source\":\"series.jsonl\"") != std::string::npos);
+    CHECK(r->extra_left_out.empty());
+
+    // An extra case of a kernel family the data set has no training case of (softmax here, far
+    // off the truth) is left out and listed: the fit is the same as without it.
+    {
+        std::vector<Dataset> with = o.extra_training;
+        Workload w = with.front().cases.front().measured.workload;
+        w.kernel = KernelFamily::softmax;
+        Case far = toy_case(w, slow);
+        far.measured.total[Metric::gpu_time_duration] *= 10;
+        with.front().cases.push_back(far);
+        CalibrateOptions o2 = o;
+        o2.extra_training = with;
+        auto s = calibrate(d, base, toy(), o2);
+        REQUIRE(s.ok());
+        CHECK(s->extra_cases == 4);
+        REQUIRE(s->extra_left_out.size() == 1);
+        CHECK(s->extra_left_out[0].name == far.name);
+        CHECK(s->extra_left_out[0].reason.find("softmax has no training case") != std::string::npos);
+        CHECK(s->hw.calibration.tensor_efficiency == r->hw.calibration.tensor_efficiency);
+        CHECK(s->hw.provenance.at("also_trained").find("1 left out") != std::string::npos);
+        CHECK(fit_report_json(*s).find("\"extra_left_out\":[{") != std::string::npos);
+        CHECK(fit_report_table(*s).find("left out 1 --also-train case: kernel family softmax") != std::string::npos);
+    }
 
     // The extras plus the data set's first case of `split`, as the only extra file.
     auto extra_with_first = [&](Split split) {
