@@ -8,13 +8,8 @@
 #   OUT=... validate/scripts/residency_series.sh   -> $OUT/b.jsonl (pretty JSON objects, one per
 #   case), $OUT/log.txt, $OUT/smi.csv. Compare with a profile's predictions:
 #   tilescope predict with the same flags (see docs/validation change 17 for the figures).
-set -u
-OUT=${OUT:-/tmp/tilescope_out}
-mkdir -p "$OUT"
-export LD_LIBRARY_PATH=$PWD/.deps/calib/lib:${LD_LIBRARY_PATH:-}
-T=${TILESCOPE:-.deps/calib/bin/tilescope}
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv > "$OUT/smi.csv"
-m() { echo "== $*" >> "$OUT/log.txt"; "$T" measure --format json --repeats 10 "$@" >> "$OUT/b.jsonl" 2>> "$OUT/log.txt"; echo >> "$OUT/b.jsonl"; }
+SERIES_FILE=b.jsonl
+. "$(dirname "$0")/series_common.sh"
 for B in 1 2 3; do m --kernel gemm --m $((704 * B)) --n 768 --k 8192 --tile-m 64 --tile-n 64 --tile-k 32 --stages 3 --warps 8; done
 for B in 1 2; do
   m --kernel gemm --m $((704 * B)) --n 1536 --k 8192 --tile-m 64 --tile-n 128 --tile-k 32 --stages 3 --warps 8

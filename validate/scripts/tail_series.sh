@@ -7,13 +7,8 @@
 # Usage (device call, repo root, .deps/calib carried from validate/scripts/stage.sh of a CUDA
 # build): OUT=... validate/scripts/tail_series.sh -> $OUT/tail.jsonl, $OUT/log.txt, $OUT/smi.csv.
 # Compare with `tilescope validate --measurements $OUT/tail.jsonl --split all --gpu PROFILE`.
-set -u
-OUT=${OUT:-/tmp/tilescope_out}
-mkdir -p "$OUT"
-export LD_LIBRARY_PATH=$PWD/.deps/calib/lib:${LD_LIBRARY_PATH:-}
-T=${TILESCOPE:-.deps/calib/bin/tilescope}
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv > "$OUT/smi.csv"
-m() { echo "== $*" >> "$OUT/log.txt"; "$T" measure --format json --repeats 10 "$@" >> "$OUT/tail.jsonl" 2>> "$OUT/log.txt"; echo >> "$OUT/tail.jsonl"; }
+SERIES_FILE=tail.jsonl
+. "$(dirname "$0")/series_common.sh"
 # 64x64: n = 768 is 12 tile columns; m = 64 x rows gives 12 x rows blocks: 396 + r.
 for rows in 33 36 39 44 55 66; do
   m --kernel gemm --m $((64 * rows)) --n 768 --k 8192 --tile-m 64 --tile-n 64 --tile-k 32 --stages 3 --warps 8
