@@ -104,7 +104,6 @@ const std::vector<CalSpec>& calibration_specs() {
         {"warp_overlap_exponent", &Calibration::warp_overlap_exponent, CalRule::efficiency, true},
         {"warp_smem_read_ns_per_byte", &Calibration::warp_smem_read_ns_per_byte, CalRule::non_negative, true},
         {"warp_op_ns", &Calibration::warp_op_ns, CalRule::non_negative, true},
-        {"block_age_weight", &Calibration::block_age_weight, CalRule::efficiency, true},
         {"sm_l2_bytes_per_cycle", &Calibration::sm_l2_bytes_per_cycle, CalRule::positive},
         {"load_latency_scale", &Calibration::load_latency_scale, CalRule::positive, true},
         {"load_latency_ns_per_byte", &Calibration::load_latency_ns_per_byte, CalRule::non_negative, true},

@@ -58,15 +58,6 @@ struct Calibration {
     double warp_overlap_exponent = 1.0;
     double warp_smem_read_ns_per_byte = 0.0;  // optional: 0 = not part of t_warp (the default)
     double warp_op_ns = 0.0;                  // optional: 0 = not part of t_warp (the default)
-    // Simulator: how an SM shares its issue among the blocks it holds. The warp schedulers favour
-    // older warps (greedy-then-oldest), so the block of age rank r on an SM (0 = the oldest, by
-    // dispatch order) gets a share in proportion to block_age_weight^r, each block at most what
-    // it could use alone. 1 = fair sharing (the default: profiles without the field predict as
-    // before): identical blocks that start together then finish together, and a last, partial
-    // wave fills whole SMs. Below 1 the oldest block of every SM finishes first, so the first
-    // slots to free are one per SM and a tail spreads over the SMs as measured on the H100
-    // (bench/results/h100_tail_series_2026-11-25.jsonl; docs/validation change 20).
-    double block_age_weight = 1.0;
     bool warp_model() const {
         return warp_iteration_ns > 0 || warp_load_issue_ns_per_byte > 0 || warp_overlap_exponent != 1.0 ||
                warp_smem_read_ns_per_byte > 0 || warp_op_ns > 0;

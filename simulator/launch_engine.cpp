@@ -146,13 +146,9 @@ double tensor_rate(const Rates& r, const Residency& res) {
 // warp_overlap_exponent), so each iteration takes t_warp x k^(1-g) when the SM is full.
 // The SM server shares the SM among its resident blocks, so a block's phase is given the work
 //   t_warp x k^(1-g) / B        (B resident blocks per SM)
-// and a block alone on an SM (tail) takes t_warp x k_b^(1-g), k_b its own warps per
-// sub-partition, i.e. the warps' work at most at job_cap = (k / k_b)^(1-g) / B. A phase's work is
-// the larger of this and the pipe-throughput time (comp_ns as before); alone it takes the larger
-// of the pipe time and the warps' work / job_cap, and its SM-server job is capped at work / that
-// (before change 20 the whole job was capped at job_cap, so a pipe-bound phase of a block alone
-// on an SM took its pipe time / job_cap: a 64 x 64 GEMM tail block 20% longer than the same
-// block in a grid of one block per SM).
+// and a per-job cap so that a block alone on an SM (tail) takes t_warp x k_b^(1-g), k_b its own
+// warps per sub-partition: cap = (k / k_b)^(1-g) / B. A phase's work is the larger of this and
+// the pipe-throughput time (comp_ns as before).
 // Worked example: flash2 Br x Bc = 128 x 64, d = 128, fp16, 8 warps, 1 block per SM, with a
 // per-warp tensor rate of 250 FLOP/cycle (495 FLOP/ns at 1.98 GHz), 280 ns per iteration,
 // 0.8 ns per load byte and g = 0.37. An iteration computes 4*128*64*128 = 4.19 MFLOP, i.e.
@@ -250,7 +246,9 @@ private:
                            std::uint32_t l1_steps, double drain_ns, double alone_ns) const;
     // A phase's compute with its block alone on the SM (at the SM server's per-job rate; every
     // SM server is configured alike), without the warp model's fixed wait.
-    double comp_alone_ns(const Phase& ph) const { return ph.comp_alone_ns; }
+    double comp_alone_ns(const Phase& ph) const {
+        return ph.comp_ns > 0 ? ph.comp_ns / servers_[kFirstSmServer].solo_rate() : 0.0;
+    }
     // Loads bytes [a, b) of buffer `id` through an SM's L1: hit chunks stay there, runs of missing
     // chunks go to the L2 (into acc) and are then kept in L1. Returns the bytes L1 served.
     std::int64_t load_through_l1(L1Cache& l1, int part, std::uint32_t id, std::int64_t a, std::int64_t b, L2Access& acc);
@@ -320,7 +318,7 @@ private:
     // memory read bytes (warp model only) and the times derived from them.
     std::array<double, kUnits> memo_amount_{}, memo_frac_{};
     double memo_load_bytes_ = 0, memo_smem_read_ = 0;
-    double memo_comp_ns_ = 0, memo_alone_ns_ = 0;
+    double memo_comp_ns_ = 0;
     LaunchResult out_;
     // Totals (integers for bytes so that L2-off runs equal analytic() exactly).
     std::int64_t load_bytes_ = 0, store_bytes_ = 0, hit_bytes_ = 0, fill_bytes_ = 0, writeback_bytes_ = 0;
@@ -428,7 +426,7 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
             const std::array<double, kUnits> rate = {r.smem_bytes_per_ns, tensor_flops_per_ns_,
                                                      r.fp32_flops_per_ns, r.sfu_ops_per_ns};
             std::array<double, kUnits> t{};
-            double comp_ns = 0;  // the pipes' time first, then the larger of it and the warps'
+            double comp_ns = 0;
             for (std::size_t u = 0; u < kUnits; ++u) {
                 if (amount[u] <= 0) continue;
                 if (!(rate[u] > 0)) {
@@ -440,14 +438,7 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
                 t[u] = amount[u] / rate[u];
                 comp_ns = std::max(comp_ns, t[u]);
             }
-            // Alone on the SM a block has every pipe to itself but its warps stay what they
-            // are: the pipe time is unchanged and the warps' work runs at most at job_cap.
-            double alone_ns = comp_ns;
-            if (warp_.on) {
-                const double warps = warp_.work(tensor, load_bytes, smem_read, fp32 + sfu);
-                alone_ns = std::max(comp_ns, warps / warp_.job_cap);
-                comp_ns = std::max(comp_ns, warps);
-            }
+            if (warp_.on) comp_ns = std::max(comp_ns, warp_.work(tensor, load_bytes, smem_read, fp32 + sfu));
             std::array<double, kUnits> frac{};
             if (comp_ns > 0) {
                 for (std::size_t u = 0; u < kUnits; ++u) frac[u] = t[u] / comp_ns;
@@ -456,13 +447,11 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
             memo_load_bytes_ = load_bytes;
             memo_smem_read_ = smem_read;
             memo_comp_ns_ = comp_ns;
-            memo_alone_ns_ = alone_ns;
             memo_frac_ = frac;
         }
         ph.first_iteration = static_cast<std::uint32_t>(slot.phases.size());
         ph.comp_latency_ns = (warp_.on && tensor > 0) ? warp_.iteration_ns : 0.0;
         ph.comp_ns = memo_comp_ns_;
-        ph.comp_alone_ns = memo_alone_ns_;
         ph.frac = memo_frac_;
         ph.smem_bytes = smem;
         slot.phases.push_back(ph);
@@ -810,10 +799,7 @@ void Engine::start_comp(std::uint32_t id) {
     const auto sm = static_cast<std::uint32_t>(slots_[j.slot].sm);
     advance_server(kFirstSmServer + sm);
     for (std::size_t u = 0; u < kUnits; ++u) sm_frac_[sm][u] += ph.frac[u];
-    // The block's dispatch order is its age on the SM (Calibration::block_age_weight); its cap
-    // is what it can use alone (the pipes' share of its work runs at the full SM rate).
-    const double cap = ph.comp_alone_ns > 0 ? std::min(1.0, ph.comp_ns / ph.comp_alone_ns) : 1.0;
-    servers_[kFirstSmServer + sm].add(ph.comp_ns, id, static_cast<std::uint64_t>(slots_[j.slot].block), cap);
+    servers_[kFirstSmServer + sm].add(ph.comp_ns, id);
     reschedule(kFirstSmServer + sm);
 }
 
@@ -930,7 +916,7 @@ Result<LaunchResult> Engine::run(double start_ns) {
     servers_[kHbmServer].configure(r.hbm_bytes_per_ns, std::numeric_limits<double>::infinity());
     servers_[kL2Server].configure(r.l2_bytes_per_ns, r.sm_l2_bytes_per_ns);
     for (int s = 0; s < sm_count_; ++s)
-        servers_[kFirstSmServer + static_cast<std::size_t>(s)].configure_per_job(1.0, r.block_age_weight);
+        servers_[kFirstSmServer + static_cast<std::size_t>(s)].configure(1.0, warp_.on ? warp_.job_cap : 1.0);
     for (auto& s : servers_) s.reset(0);
     sector_factor_ = launch_.store_sector_factor(st_.hw->l2_sector_bytes);
     l1_.clear();

@@ -31,7 +31,6 @@ struct Rates {
     double warp_smem_read_ns_per_byte = 0;    // per shared-memory byte read per warp
     double warp_op_ns = 0;                    // per FP32/SFU operation per thread
     int sm_subpartitions = 4;
-    double block_age_weight = 1;              // SM share of a block / that of the next older one
     double fp32_flops_per_ns = 0;      // one SM
     double sfu_ops_per_ns = 0;         // one SM
     double hbm_latency_ns = 0;

@@ -21,7 +21,6 @@ std::int64_t coarsen_phases(std::vector<Phase>& phases, std::int64_t budget, std
         Phase m = phases[static_cast<std::size_t>(a)];
         std::array<double, kUnits> unit_ns{};
         m.comp_ns = 0;
-        m.comp_alone_ns = 0;
         m.comp_latency_ns = 0;
         m.smem_bytes = 0;
         m.has_load = m.has_store = false;
@@ -30,7 +29,6 @@ std::int64_t coarsen_phases(std::vector<Phase>& phases, std::int64_t budget, std
             const Phase& p = phases[static_cast<std::size_t>(i)];
             for (std::size_t u = 0; u < kUnits; ++u) unit_ns[u] += p.frac[u] * p.comp_ns;
             m.comp_ns += p.comp_ns;
-            m.comp_alone_ns += p.comp_alone_ns;
             m.comp_latency_ns += p.comp_latency_ns;
             m.smem_bytes += p.smem_bytes;
             m.has_load = m.has_load || p.has_load;

@@ -17,7 +17,6 @@ struct Phase {
     std::uint32_t store_begin = 0, store_end = 0;  // range in Slot::stores
     bool has_load = false, has_store = false;
     double comp_ns = 0;                 // at full SM rates
-    double comp_alone_ns = 0;           // with its block alone on the SM (>= comp_ns)
     std::array<double, kUnits> frac{};  // each pipe's share of comp_ns
     double smem_bytes = 0;
     double latency_scale = 1;           // coarsened phases: latencies paid in sequence

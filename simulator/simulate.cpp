@@ -101,10 +101,6 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
         return make_error("profile " + hw.name + ": calibration.warp_overlap_exponent must be in (0, 1] (got " +
                           std::to_string(c.warp_overlap_exponent) + ")");
     }
-    if (!(c.block_age_weight > 0 && c.block_age_weight <= 1)) {
-        return make_error("profile " + hw.name + ": calibration.block_age_weight must be in (0, 1] (got " +
-                          std::to_string(c.block_age_weight) + ")");
-    }
     const double sms = static_cast<double>(hw.sm_count);
     double tensor = hw.tensor_fp16_flops_per_s;
     if (dtype == DType::bf16) tensor = hw.tensor_bf16_flops_per_s;
@@ -123,7 +119,6 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
     r.warp_smem_read_ns_per_byte = c.warp_smem_read_ns_per_byte;
     r.warp_op_ns = c.warp_op_ns;
     r.sm_subpartitions = std::max(1, hw.sm_subpartitions);
-    r.block_age_weight = c.block_age_weight;
     r.fp32_flops_per_ns = hw.fp32_flops_per_s / sms * c.fp32_efficiency * 1e-9;
     r.sfu_ops_per_ns = hw.sfu_ops_per_s / sms * 1e-9;
     r.hbm_latency_ns = hw.hbm_latency_ns * c.load_latency_scale;

@@ -37,8 +37,7 @@ namespace {
 
 // Parameters that live in (0, 1]: the efficiencies and the warp overlap exponent.
 bool is_efficiency(const std::string& name) {
-    return name.find("_efficiency") != std::string::npos || name == "warp_overlap_exponent" ||
-           name == "block_age_weight";
+    return name.find("_efficiency") != std::string::npos || name == "warp_overlap_exponent";
 }
 // Below this a positive parameter is physically "none" (its log-space floor).
 double floor_of(const std::string& name) {
@@ -72,8 +71,6 @@ double fit_start(const std::string& name, double v) {
     if (name == "warp_iteration_ns" && v <= 0) return 300.0;
     if (name == "warp_load_issue_ns_per_byte" && v <= 0) return 1.0;
     if (name == "warp_overlap_exponent" && v >= 1.0) return 0.5;
-    // Blocks of an SM: start half-way between fair sharing and oldest-first.
-    if (name == "block_age_weight" && v >= 1.0) return 0.5;
     // Loaded tile latency: start at twice the pointer chase.
     if (name == "load_latency_scale" && v == 1.0) return 2.0;
     if (name == "load_latency_ns_per_byte" && v <= 0) return 1.0;

@@ -37,7 +37,6 @@ std::string profile_fingerprint(const Hardware& hw) {
         if (c.warp_smem_read_ns_per_byte > 0) cal << " warp_smem_read_ns_per_byte " << c.warp_smem_read_ns_per_byte;
         if (c.warp_op_ns > 0) cal << " warp_op_ns " << c.warp_op_ns;
     }
-    if (c.block_age_weight != 1.0) cal << " block_age_weight " << c.block_age_weight;
     if (c.load_latency_scale != 1.0) cal << " load_latency_scale " << c.load_latency_scale;
     if (c.load_latency_ns_per_byte > 0) cal << " load_latency_ns_per_byte " << c.load_latency_ns_per_byte;
     if (c.fragment_store_bytes_per_s > 0) cal << " fragment_store_bytes_per_s " << c.fragment_store_bytes_per_s;

@@ -156,15 +156,6 @@ inline Launch tensor_launch(std::int64_t blocks, int threads, double flops, std:
     return l;
 }
 
-// test_gpu without latencies or overheads: a block's time is its compute (and its loads' and
-// stores' bandwidth time).
-inline Hardware quiet_gpu() {
-    Hardware hw = test_gpu();
-    hw.hbm_latency_ns = hw.l2_latency_ns = 0;
-    hw.calibration.calibrated = true;
-    return hw;
-}
-
 // Simulates `launches` on `hw` (default options; `l2` = false switches the L2 model off) and
 // requires that it succeeds, reporting the error message otherwise.
 inline Prediction run(const std::vector<Launch>& launches, const Hardware& hw, bool l2 = true) {

@@ -52,6 +52,14 @@ Launch with_smem_and_ops(Launch l, double smem_read, double fp32) {
 
 double duration(const Launch& l, const Hardware& hw) { return run(l, hw).total[Metric::gpu_time_duration]; }
 
+// No latencies, no overheads: a block's time is its compute (and the tiny load and store).
+Hardware quiet_gpu() {
+    Hardware hw = test::test_gpu();
+    hw.hbm_latency_ns = hw.l2_latency_ns = 0;
+    hw.calibration.calibrated = true;
+    return hw;
+}
+
 }  // namespace
 
 TEST_CASE("warp model: the defaults leave it off", "[sim][warp_model]") {
@@ -63,7 +71,7 @@ TEST_CASE("warp model: the defaults leave it off", "[sim][warp_model]") {
 }
 
 TEST_CASE("warp model: a serial-bound block takes iterations x (t_issue x k^(1-g) + wait)", "[sim][warp_model]") {
-    Hardware hw = test::quiet_gpu();
+    Hardware hw = quiet_gpu();
     // Tensor FLOP per iteration of a block, each with a 4 KiB load: the compute is ~300x the
     // load's bandwidth time, so the loads shift the totals by well under the 1% tolerance.
     const double flops = 4e7;
@@ -98,7 +106,7 @@ TEST_CASE("warp model: a serial-bound block takes iterations x (t_issue x k^(1-g
 
 TEST_CASE("warp model: shared-memory reads per warp and scalar ops per thread add exactly their serial time",
           "[sim][warp_model]") {
-    Hardware hw = test::quiet_gpu();
+    Hardware hw = quiet_gpu();
     const double flops = 4e7;
     const std::int64_t iters = 4;
     hw.calibration.tensor_flops_per_cycle_per_warp = 64;
@@ -133,7 +141,7 @@ TEST_CASE("warp model: shared-memory reads per warp and scalar ops per thread ad
 }
 
 TEST_CASE("warp model: pipe throughput still bounds a block with many fast warps", "[sim][warp_model]") {
-    Hardware hw = test::quiet_gpu();
+    Hardware hw = quiet_gpu();
     const double flops = 64e6;
     const Launch l = test::tensor_launch(132, 1024, flops, 1);  // 32 warps per SM
     const double t_off = duration(l, hw);
@@ -146,7 +154,7 @@ TEST_CASE("warp model: pipe throughput still bounds a block with many fast warps
 
 TEST_CASE("warp model: each term adds time, blocks in step each pay the wait, more warps never speed a block up",
           "[sim][warp_model]") {
-    Hardware hw = test::quiet_gpu();
+    Hardware hw = quiet_gpu();
     hw.calibration.tensor_flops_per_cycle_per_warp = 128;
     hw.calibration.warp_overlap_exponent = 0.6;
     const Launch l = test::tensor_launch(264, 128, 2e6, 8);  // 2 blocks per SM
@@ -221,7 +229,7 @@ TEST_CASE("warp model: a one-wave grid of B blocks per SM takes wait + B x work 
     // blocks per SM). Pipe-bound work (a per-warp rate that never binds), 16 iterations, the same
     // blocks on 132 SMs with 1, 2 and 3 of them per SM: each extra block per SM adds its work to
     // every iteration, and the wait is paid once per iteration whatever B is.
-    Hardware hw = test::quiet_gpu();
+    Hardware hw = quiet_gpu();
     const double flops = 8e6;
     const std::int64_t iterations = 16;
     hw.calibration.tensor_flops_per_cycle_per_warp = 1e6;
