@@ -58,7 +58,7 @@ MeasureDatasetResult measure_dataset(const std::string& path, const Hardware& hw
     const auto t0 = std::chrono::steady_clock::now();
     auto elapsed_s = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
 
-    const kern::GpuCheck gpu = kern::check_gpu(true);
+    const kern::GpuCheck gpu = kern::check_gpu(options.counters);
     if (gpu.state == kern::GpuState::no_gpu || gpu.state == kern::GpuState::no_permission)
         return {3, gpu.message, 0};
     if (gpu.state != kern::GpuState::ok) return {1, gpu.message, 0};
@@ -121,6 +121,7 @@ MeasureDatasetResult measure_dataset(const std::string& path, const Hardware& hw
     kern::MeasureOptions mo;
     mo.repeats = options.repeats;
     mo.warmup = options.warmup;
+    mo.counters = options.counters;
     mo.gpu_label = hw.name;
     auto measurer = kern::Measurer::create(mo);
     if (!measurer) return {1, measurer.error().message, result.records};

@@ -24,6 +24,7 @@ struct MeasureDatasetOptions {
     bool microbench_only = false;  // the microbenchmarks, no cases
     int repeats = 5;           // timed repeats per case (median)
     int warmup = 2;
+    bool counters = true;      // false: time only (CUPTI not used; byte metrics NaN), e.g. to re-time a data set
     double time_budget_s = 0;  // 0 = none; else cases left when it runs out are written as skipped
 };
 

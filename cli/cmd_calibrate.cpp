@@ -84,6 +84,9 @@ int run_calibrate(int argc, char** argv) {
         ("min-per-family", po::value<int>()->default_value(0),
          "with --max-fit-cases: at least this many training cases of every kernel family (its cheapest)")
         ("repeats", po::value<int>()->default_value(5), "measuring: timed repeats per case (median)")
+        ("warmup", po::value<int>()->default_value(2), "measuring: untimed warm-up runs per case")
+        ("no-counters", "measuring: time only, no CUPTI pass (byte metrics are NaN); for re-timing a data set "
+                        "whose counters were measured before (validate/scripts/retime_merge.py)")
         ("time-budget-s", po::value<double>()->default_value(0.0),
          "measuring: stop starting new cases after this many seconds (0 = no limit); the rest are listed as skipped")
         ("fit-budget-s", po::value<double>()->default_value(0.0),
@@ -117,8 +120,13 @@ int run_calibrate(int argc, char** argv) {
     const int repeats = vm["repeats"].as<int>();
     if (repeats < 1 || repeats > 1000) return cli_fail(2, "calibrate: --repeats must be in [1, 1000] (got " + std::to_string(repeats) + ")");
 
+    const int warmup = vm["warmup"].as<int>();
+    if (warmup < 0 || warmup > 1000) return cli_fail(2, "calibrate: --warmup must be in [0, 1000] (got " + std::to_string(warmup) + ")");
+
     MeasureDatasetOptions mo;
     mo.repeats = repeats;
+    mo.warmup = warmup;
+    mo.counters = vm.count("no-counters") == 0;
     mo.time_budget_s = vm["time-budget-s"].as<double>();
     mo.microbench_only = vm.count("microbench-only") != 0;
     if (mo.microbench_only && vm.count("measure-dataset") == 0)
