@@ -137,6 +137,11 @@ def main():
         out_lines.append(json.dumps(rec, separators=(",", ":")))
         n_cases += 1
 
+    note = (f"# times re-timed: mean of the medians of {len(passes)} time-only pass(es) ({retimed['timing']}; "
+            f"{retimed['dates']}; tilescope {retimed['tilescope_commit']}), counters as first measured; "
+            f"validate/scripts/retime_merge.py")
+    at = next((i for i, (line, _) in enumerate(data) if not line.startswith("#")), 0)
+    out_lines.insert(at, note)
     with open(args.out, "w") as f:
         f.write("\n".join(out_lines) + "\n")
     moved.sort()
