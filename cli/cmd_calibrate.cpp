@@ -83,6 +83,10 @@ int run_calibrate(int argc, char** argv) {
          "0 = every training case, else this many training cases, the cheapest to simulate")
         ("min-per-family", po::value<int>()->default_value(0),
          "with --max-fit-cases: at least this many training cases of every kernel family (its cheapest)")
+        ("within-sweep-weight", po::value<double>()->default_value(0.0),
+         "fitting: weight w in [0, 100] of the within-sweep residuals: each fit case of a sweep with two or "
+         "more fit cases adds w x (its ln(t_pred/t_meas) - the sweep's mean), so the fit also weighs "
+         "how tiles rank against each other (0 = none)")
         ("repeats", po::value<int>()->default_value(5), "measuring: timed repeats per case (median)")
         ("warmup", po::value<int>()->default_value(2), "measuring: untimed warm-up runs per case")
         ("no-counters", "measuring: time only, no CUPTI pass (byte metrics are NaN); for re-timing a data set "
@@ -189,6 +193,10 @@ int run_calibrate(int argc, char** argv) {
     co.max_fit_cases = max_fit_cases;
     co.min_per_family = min_per_family;
     co.jobs = jobs;
+    co.within_sweep_weight = vm["within-sweep-weight"].as<double>();
+    if (!(co.within_sweep_weight >= 0 && co.within_sweep_weight <= 100))
+        return cli_fail(2, "calibrate: --within-sweep-weight must be in [0, 100] (got " +
+                               std::to_string(co.within_sweep_weight) + ")");
     co.time_budget_s = vm["fit-budget-s"].as<double>();
     if (!(co.time_budget_s >= 0)) return cli_fail(2, "calibrate: --fit-budget-s must be >= 0");
     const std::string model = vm["model"].as<std::string>();

@@ -147,16 +147,52 @@ Predicted predict_times(const std::vector<const Case*>& cases, const Hardware& h
     return out;
 }
 
+// The fit cases grouped by sweep key (indices into `cases`), only sweeps with two or more.
+std::vector<std::vector<std::size_t>> sweep_groups(const std::vector<const Case*>& cases) {
+    std::map<std::string, std::vector<std::size_t>> by_key;
+    for (std::size_t i = 0; i < cases.size(); ++i) by_key[cases[i]->key].push_back(i);
+    std::vector<std::vector<std::size_t>> out;
+    for (auto& [key, idx] : by_key)
+        if (idx.size() >= 2) out.push_back(std::move(idx));
+    return out;
+}
+
+// CalibrateOptions::within_sweep_weight: appends w x (e_i - mean e over i's sweep) for every case
+// of `groups`, e = ln(t_pred / t_meas) of the total time (NaN where a prediction failed).
+void append_within_sweep(const std::vector<std::vector<std::size_t>>& groups, double w,
+                         const std::vector<double>& log_error, std::vector<double>& out) {
+    for (const auto& g : groups) {
+        double mean = 0;
+        for (const std::size_t i : g) mean += log_error[i];
+        mean /= static_cast<double>(g.size());
+        for (const std::size_t i : g) out.push_back(w * (log_error[i] - mean));
+    }
+}
+
+std::string weight_text(double w) {
+    std::ostringstream o;
+    o << w;
+    return o.str();
+}
+
+double total_log_error(const Case& c, const Prediction& p) {
+    const double t = quantity_of(p, Quantity::time), m = quantity_of(c.measured, Quantity::time);
+    return t > 0 && m > 0 && std::isfinite(t) && std::isfinite(m) ? std::log(t / m) : NAN;
+}
+
 // The stacked case_residuals of `cases` for each of `hws` (one vector per profile), on `jobs`
 // threads over profiles x cases, so a batch of fit points keeps every thread busy even when one
-// case costs far more than the rest (`cases` is ordered most expensive first).
+// case costs far more than the rest (`cases` is ordered most expensive first). With w > 0 the
+// within-sweep residuals of `groups` follow (append_within_sweep).
 std::vector<std::vector<double>> predict_residuals(const std::vector<const Case*>& cases,
                                                    const std::vector<Hardware>& hws, const Predictor& predict,
-                                                   int jobs) {
+                                                   int jobs, const std::vector<std::vector<std::size_t>>& groups,
+                                                   double w) {
     std::vector<std::size_t> offset(cases.size() + 1, 0);
     for (std::size_t i = 0; i < cases.size(); ++i)
         offset[i + 1] = offset[i] + std::max<std::size_t>(1, cases[i]->measured.launches.size());
     std::vector<std::vector<double>> out(hws.size(), std::vector<double>(offset.back(), NAN));
+    std::vector<std::vector<double>> log_error(hws.size(), std::vector<double>(cases.size(), NAN));
     const std::size_t tasks = cases.size() * hws.size();
     std::atomic<std::size_t> next{0};
     auto worker = [&] {
@@ -166,12 +202,15 @@ std::vector<std::vector<double>> predict_residuals(const std::vector<const Case*
             if (!p) continue;
             const std::vector<double> r = case_residuals(*cases[i], *p);
             std::copy(r.begin(), r.end(), out[k].begin() + static_cast<std::ptrdiff_t>(offset[i]));
+            log_error[k][i] = total_log_error(*cases[i], *p);
         }
     };
     std::vector<std::thread> pool;
     for (int j = 1; j < std::max(1, jobs); ++j) pool.emplace_back(worker);
     worker();
     for (auto& t : pool) t.join();
+    if (w > 0)
+        for (std::size_t k = 0; k < hws.size(); ++k) append_within_sweep(groups, w, log_error[k], out[k]);
     return out;
 }
 
@@ -549,16 +588,27 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
         for (std::size_t i = 0; i < fit.size(); ++i)
             *(*calibration_field(h.calibration, fit[i])) = from_free(fit[i], u[i]);
     };
+    const auto groups = sweep_groups(train);
+    const double ws = options.within_sweep_weight;
+    r.within_sweep_weight = ws;
+    if (ws > 0)
+        for (const auto& g : groups) r.within_sweep_cases += g.size();
     auto objective = [&](const std::vector<double>& u) {
         Hardware h = r.hw;
         apply(h, u);
-        const std::vector<double> e = predict_times(train, h, predict, options.jobs).error;
+        const Predicted p = predict_times(train, h, predict, options.jobs);
         double s = 0;
-        for (const double x : e) {
+        for (const double x : p.error) {
             if (!std::isfinite(x)) return std::numeric_limits<double>::infinity();
             s += x;
         }
-        return s / static_cast<double>(e.size());
+        if (ws > 0) {
+            std::vector<double> e(train.size()), within;
+            for (std::size_t i = 0; i < train.size(); ++i) e[i] = std::log(p.time[i] / measured[i]);
+            append_within_sweep(groups, ws, e, within);
+            for (const double x : within) s += x * x;
+        }
+        return s / static_cast<double>(p.error.size());
     };
     const auto t0 = std::chrono::steady_clock::now();
     bool out_of_time = false;
@@ -578,7 +628,7 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
         const ResidualBatch residuals = [&](const std::vector<std::vector<double>>& points) {
             std::vector<Hardware> hws(points.size(), r.hw);
             for (std::size_t k = 0; k < points.size(); ++k) apply(hws[k], points[k]);
-            auto out = predict_residuals(train, hws, predict, options.jobs);
+            auto out = predict_residuals(train, hws, predict, options.jobs, groups, ws);
             for (auto& v : out)
                 for (double& x : v) x *= scale;
             return out;
@@ -616,8 +666,11 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
     for (std::size_t i = 0; i < fit.size(); ++i)
         r.parameters.push_back({fit[i], *fields[i],
                                 "fitted: least squares on ln(t_pred/t_meas) (per launch for multi-launch cases) over " +
-                                    std::to_string(train.size()) + " training cases (" + method_name(options.method) + ", " +
-                                    std::to_string(m.evaluations) + " evaluations)"});
+                                    std::to_string(train.size()) + " training cases" +
+                                    (ws > 0 ? " plus " + weight_text(ws) + " x its within-sweep deviation for the " +
+                                                  std::to_string(r.within_sweep_cases) + " in sweeps of two or more"
+                                            : std::string()) +
+                                    " (" + method_name(options.method) + ", " + std::to_string(m.evaluations) + " evaluations)"});
     cal.calibrated = true;
 
     const std::vector<double> after = predict_times(train, r.hw, predict, options.jobs).time;
@@ -699,6 +752,8 @@ std::string fit_report_json(const CalibrationResult& r) {
     o["training_cases"] = r.training_cases;
     o["fit_cases"] = r.fit_cases;
     o["extra_training_cases"] = r.extra_cases;
+    o["within_sweep_weight"] = r.within_sweep_weight;
+    o["within_sweep_cases"] = r.within_sweep_cases;
     json::array left_out;
     for (const auto& x : r.extra_left_out)
         left_out.push_back(json::object{{"case", x.name}, {"source", x.source}, {"reason", x.reason}});

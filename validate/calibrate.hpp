@@ -87,6 +87,14 @@ struct CalibrateOptions {
     // After the time fit, fit the simulator's L2 request coalescer (Calibration::lrc_*) to the
     // lts__t_bytes of the training FlashAttention-2 and GEMM cases (see fit_lrc()).
     bool fit_lrc = true;
+    // Weight of the within-sweep residuals (0 = none, the default). The tool's main use is
+    // choosing a tile, which depends on the times of one sweep relative to each other, not on
+    // their common level. With w > 0 every fit case of a sweep with at least two fit cases adds
+    // the residual w x (e_i - mean of e over the sweep's fit cases), e = ln(t_pred / t_meas) of
+    // the case's total time: a parameter point that shifts one tile against the others of its
+    // sweep pays for it even when the per-case errors alone would not notice. Extra training
+    // cases (extra_training) are grouped by their own sweep keys.
+    double within_sweep_weight = 0;
     int jobs = 1;
     double time_budget_s = 0;    // 0 = none; else the fit stops (keeping its best point) when
                                  // this much wall time has passed
@@ -125,6 +133,8 @@ struct CalibrationResult {
     std::size_t training_cases = 0;       // training cases in the data set
     std::size_t fit_cases = 0;            // of which used in the fit (with extra_cases)
     std::size_t extra_cases = 0;          // extra training cases (CalibrateOptions::extra_training) in the fit
+    double within_sweep_weight = 0;       // CalibrateOptions::within_sweep_weight
+    std::size_t within_sweep_cases = 0;   // fit cases in a sweep with >= 2 fit cases (that many extra residuals)
     // Extra training cases left out of the fit: those of a kernel family with no training case
     // in the data set (no training figure could show what they do to the shared parameters).
     struct LeftOut {
