@@ -73,7 +73,9 @@ int run_calibrate(int argc, char** argv) {
         ("fit", po::value<std::string>()->default_value(default_fit),
          "comma-separated Calibration fields to fit (efficiencies without a microbenchmark are added)")
         ("start", po::value<std::string>(),
-         "where the search starts, NAME=VALUE,... for fitted parameters (e.g. an earlier fit's result)")
+         "where the search starts, NAME=VALUE,... for fitted parameters (e.g. an earlier fit's result); "
+         "without it, the base profile's values (an uncalibrated base: the tensor and FP32 efficiencies "
+         "at their microbenchmarks)")
         ("method", po::value<std::string>()->default_value("lm"),
          "lm (Levenberg-Marquardt on the per-case log errors; a Jacobian costs one evaluation per fitted "
          "parameter, predicted side by side) or nelder-mead")

@@ -392,12 +392,22 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
     for (const Direct& d : direct) {
         const double v = microbench_value(data, d.bench);
         double* field = *calibration_field(cal, d.param);
+        const bool fitted = std::find(fit.begin(), fit.end(), d.param) != fit.end();
         if (std::isfinite(v) && d.denominator > 0) {
-            *field = std::clamp(v / d.denominator, 0.05, 1.0);
-            r.parameters.push_back({d.param, *field,
-                                    std::string("microbenchmark ") + d.bench + " = " + sci(v) + " / " + d.what +
-                                        " " + sci(d.denominator)});
-        } else if (std::find(fit.begin(), fit.end(), d.param) == fit.end()) {
+            const double measured = std::clamp(v / d.denominator, 0.05, 1.0);
+            std::string how = std::string("microbenchmark ") + d.bench + " = " + sci(v) + " / " + d.what + " " +
+                              sci(d.denominator);
+            // A refit of a calibrated profile starts a fitted parameter at that profile's value
+            // (the previous fit's result), not at the microbenchmark: restarting it there moves
+            // the search to another point than the profile being refitted, and the fit's "before"
+            // figures would not be the profile's. The microbenchmark stays in the report.
+            if (fitted && base.calibration.calibrated) {
+                how += "; a reference only: the fit starts at the calibrated base profile's " + sci(*field);
+            } else {
+                *field = measured;
+            }
+            r.parameters.push_back({d.param, measured, how});
+        } else if (!fitted) {
             fit.push_back(d.param);  // no microbenchmark: the fit must find it
         }
     }

@@ -541,3 +541,67 @@ TEST_CASE("the within-sweep weight makes the fit keep tiles' times relative to e
     CHECK(weighted->rms_log_error_after >= plain->rms_log_error_after);
     CHECK(fit_report_json(*weighted).find("\"within_sweep_weight\"") != std::string::npos);
 }
+
+TEST_CASE("a refit of a calibrated profile starts a fitted parameter at the profile's value, not the microbenchmark",
+          "[validate][calibrate]") {
+    // The profile's tensor_efficiency (0.45, a previous fit's) and the microbenchmark's (0.8)
+    // differ; the data come from 0.62. The fit's "before" figures must be those of the point it
+    // starts at: the profile's when the profile is calibrated, the microbenchmark's otherwise.
+    Calibration truth;
+    truth.tensor_efficiency = 0.62;
+    truth.launch_overhead_ns = 3000;
+    truth.block_overhead_ns = 400;
+    Dataset d = toy_data(truth);
+    d.microbench.push_back({"tensor_fp16", 0.8e15, "flops_per_s"});
+    Hardware base;
+    base.name = "toy";
+    base.tensor_fp16_flops_per_s = 1e15;
+    base.calibration = truth;
+    base.calibration.tensor_efficiency = 0.45;
+    CalibrateOptions o;
+    o.fit = {"tensor_efficiency"};
+    o.max_evaluations = 200;
+    // The rms log time error over the training cases with tensor_efficiency = e.
+    auto rms_at = [&](double e) {
+        Calibration c = truth;
+        c.tensor_efficiency = e;
+        double s = 0;
+        int n = 0;
+        for (const auto& x : d.cases)
+            if (x.split == Split::train) {
+                const double l = std::log(toy_time(x.measured.workload, c) / toy_time(x.measured.workload, truth));
+                s += l * l;
+                ++n;
+            }
+        return std::sqrt(s / n);
+    };
+    REQUIRE(std::abs(rms_at(0.45) - rms_at(0.8)) > 0.05);
+    auto microbench_entry = [](const CalibrationResult& r) {
+        for (const auto& p : r.parameters)
+            if (p.name == "tensor_efficiency" && p.how.rfind("microbenchmark", 0) == 0) return p;
+        FAIL("no microbenchmark entry for tensor_efficiency");
+        return r.parameters.front();
+    };
+
+    base.calibration.calibrated = true;
+    auto refit = calibrate(d, base, toy(), o);
+    REQUIRE(refit.ok());
+    CHECK(refit->rms_log_error_before == Approx(rms_at(0.45)).epsilon(1e-9));
+    CHECK(refit->hw.calibration.tensor_efficiency == Approx(0.62).epsilon(0.02));
+    CHECK(microbench_entry(*refit).value == Approx(0.8));  // reported, as a reference
+    CHECK(microbench_entry(*refit).how.find("reference only") != std::string::npos);
+
+    base.calibration.calibrated = false;  // a datasheet profile: the microbenchmark is the start
+    auto first = calibrate(d, base, toy(), o);
+    REQUIRE(first.ok());
+    CHECK(first->rms_log_error_before == Approx(rms_at(0.8)).epsilon(1e-9));
+    CHECK(first->hw.calibration.tensor_efficiency == Approx(0.62).epsilon(0.02));
+    CHECK(microbench_entry(*first).how.find("reference only") == std::string::npos);
+
+    // --start still wins over both.
+    base.calibration.calibrated = true;
+    o.start = {{"tensor_efficiency", 0.3}};
+    auto started = calibrate(d, base, toy(), o);
+    REQUIRE(started.ok());
+    CHECK(started->rms_log_error_before == Approx(rms_at(0.3)).epsilon(1e-9));
+}
