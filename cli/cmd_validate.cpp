@@ -59,7 +59,10 @@ int run_validate(int argc, char** argv) {
         ("verify-sample", po::value<int>()->default_value(12),
          "with --predictions: re-predict this many of the cheapest cases; they must match the stored values")
         ("jobs", po::value<int>()->default_value(static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))),
-         "prediction threads");
+         "prediction threads")
+        ("list-costs", po::bool_switch(),
+         "print each case's simulation cost proxy and name, a line each in data-set order, and stop "
+         "(the COSTS input of validate/scripts/shard_dataset.py)");
     po::variables_map vm;
     if (Status parsed = parse_command_line(argc, argv, opts, vm); !parsed)
         return cli_fail(2, "validate: " + parsed.error().message);
@@ -84,6 +87,11 @@ int run_validate(int argc, char** argv) {
     if (!hw) return cli_fail(2, hw.error().message);
     auto data = validate::load_dataset(vm["measurements"].as<std::string>());
     if (!data) return cli_fail(2, data.error().message);
+    if (vm["list-costs"].as<bool>()) {
+        for (const auto& c : data->cases)
+            std::cout << validate::simulation_cost(c.measured.workload, *hw) << ' ' << c.name << '\n';
+        return 0;
+    }
 
     const std::string model = vm["model"].as<std::string>();
     const validate::Predictor predict = [model](const Workload& w, const Hardware& h) {
