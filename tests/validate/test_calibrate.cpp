@@ -67,14 +67,20 @@ Dataset toy_data(const Calibration& truth) {
     return d;
 }
 
+// The parameters most tests generate their data with.
+Calibration toy_truth() {
+    Calibration truth;
+    truth.tensor_efficiency = 0.62;
+    truth.launch_overhead_ns = 3000;
+    truth.block_overhead_ns = 400;
+    return truth;
+}
+
 }  // namespace
 
 TEST_CASE("calibrate recovers the parameters that generated the data", "[validate][calibrate]") {
-    Calibration truth;
-    truth.tensor_efficiency = 0.62;
+    Calibration truth = toy_truth();
     truth.hbm_efficiency = 0.9;
-    truth.launch_overhead_ns = 3000;
-    truth.block_overhead_ns = 400;
     Dataset d = toy_data(truth);
     d.microbench.push_back({"hbm_bandwidth", 0.9 * 3.0e12, "bytes_per_s"});
     Hardware base;
@@ -103,10 +109,7 @@ TEST_CASE("calibrate recovers the parameters that generated the data", "[validat
 }
 
 TEST_CASE("a launch_overhead microbenchmark sets launch_overhead_ns, which is then not fitted", "[validate][calibrate]") {
-    Calibration truth;
-    truth.tensor_efficiency = 0.62;
-    truth.launch_overhead_ns = 3000;
-    truth.block_overhead_ns = 400;
+    const Calibration truth = toy_truth();
     Dataset d = toy_data(truth);
     // Measured a little off the truth: the fit must keep the measured value and absorb the rest.
     d.microbench.push_back({"launch_overhead", 2500, "ns"});
@@ -160,10 +163,7 @@ TEST_CASE("calibrate fits fragment_store_bytes_per_s, a rate in bytes per second
 }
 
 TEST_CASE("both fit methods recover the generating parameters; LM with fewer points", "[validate][calibrate]") {
-    Calibration truth;
-    truth.tensor_efficiency = 0.62;
-    truth.launch_overhead_ns = 3000;
-    truth.block_overhead_ns = 400;
+    const Calibration truth = toy_truth();
     const Dataset d = toy_data(truth);
     Hardware base;
     base.name = "toy";
@@ -547,10 +547,7 @@ TEST_CASE("a refit of a calibrated profile starts a fitted parameter at the prof
     // The profile's tensor_efficiency (0.45, a previous fit's) and the microbenchmark's (0.8)
     // differ; the data come from 0.62. The fit's "before" figures must be those of the point it
     // starts at: the profile's when the profile is calibrated, the microbenchmark's otherwise.
-    Calibration truth;
-    truth.tensor_efficiency = 0.62;
-    truth.launch_overhead_ns = 3000;
-    truth.block_overhead_ns = 400;
+    const Calibration truth = toy_truth();
     Dataset d = toy_data(truth);
     d.microbench.push_back({"tensor_fp16", 0.8e15, "flops_per_s"});
     Hardware base;
