@@ -9,11 +9,10 @@
 # MIN_PER_FAMILY=N (environment) keeps N training cases of every kernel family in the fit set.
 # If .deps/calib/<PROFILE>.json exists (a second call), calibrate is skipped and that profile is
 # used for the shards left in .deps/calib/shards.
-# -> $OUT/<profile>.json, <profile>.fit-report (JSON), calibrate.log, predictions.tar (pred/shard-NNN.jsonl
+# -> $OUT/<profile>.json, <profile>.fit-report (JSON), calibrate.log, <profile>.tar (pred/shard-NNN.jsonl
 #    + .err), shards.log. Merge the shards' predictions with validate/scripts/merge_predictions.sh.
 set -u
 OUT=${OUT:-/tmp/tilescope_out}
-mkdir -p "$OUT/pred"
 export LD_LIBRARY_PATH="$PWD/.deps/calib/lib:${LD_LIBRARY_PATH:-}"
 export TILESCOPE_PROFILE_DIR="$PWD/profiles"
 B=$PWD/.deps/calib/bin/tilescope
@@ -36,15 +35,5 @@ else
   echo "calibrate rc=$? after $(( $(date +%s) - t0 )) s"; cat "$OUT/calibrate.log"
 fi
 [ -f "$CAL" ] || { echo "no calibrated profile"; exit 1; }
-export B CAL OUT t0 DEADLINE_S
-ls .deps/calib/shards/*.jsonl | xargs -P "$J" -I{} sh -c '
-  n=$(basename {} .jsonl); left=$(( DEADLINE_S - ($(date +%s) - t0) ))
-  [ "$left" -gt 5 ] || { echo "$n not started"; exit 0; }
-  s=$(date +%s)
-  timeout "$left" "$B" validate --gpu "$CAL" --measurements {} --split all --jobs 1 \
-      --save-predictions "$OUT/pred/$n.jsonl" > /dev/null 2> "$OUT/pred/$n.err"
-  echo "$n rc=$? $(( $(date +%s) - s )) s"' > "$OUT/shards.log" 2>&1
-echo "shards done after $(( $(date +%s) - t0 )) s: $(ls "$OUT"/pred/*.jsonl 2>/dev/null | wc -l) prediction files"
-grep -v "rc=0" "$OUT/shards.log" | head -20
-sort -t= -k2 "$OUT/shards.log" | awk '{print $3}' | sort -n | tail -3
-tar -C "$OUT" -cf "$OUT/predictions.tar" pred && rm -rf "$OUT/pred"
+# The shards: predict_candidates.sh with the deadline's time left.
+OUT=$OUT "$(dirname "$0")/predict_candidates.sh" $(( DEADLINE_S - ($(date +%s) - t0) )) "$CAL"
