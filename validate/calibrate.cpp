@@ -169,12 +169,6 @@ void append_within_sweep(const std::vector<std::vector<std::size_t>>& groups, do
     }
 }
 
-std::string weight_text(double w) {
-    std::ostringstream o;
-    o << w;
-    return o.str();
-}
-
 double total_log_error(const Case& c, const Prediction& p) {
     const double t = quantity_of(p, Quantity::time), m = quantity_of(c.measured, Quantity::time);
     return t > 0 && m > 0 && std::isfinite(t) && std::isfinite(m) ? std::log(t / m) : NAN;
@@ -677,7 +671,7 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
         r.parameters.push_back({fit[i], *fields[i],
                                 "fitted: least squares on ln(t_pred/t_meas) (per launch for multi-launch cases) over " +
                                     std::to_string(train.size()) + " training cases" +
-                                    (ws > 0 ? " plus " + weight_text(ws) + " x its within-sweep deviation for the " +
+                                    (ws > 0 ? " plus " + sci(ws) + " x its within-sweep deviation for the " +
                                                   std::to_string(r.within_sweep_cases) + " in sweeps of two or more"
                                             : std::string()) +
                                     " (" + method_name(options.method) + ", " + std::to_string(m.evaluations) + " evaluations)"});
