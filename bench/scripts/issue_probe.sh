@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Where does an iteration's time go? Runs Nsight Compute (instruction, scheduler, warp-state,
+# pipe and shared-memory sections, raw CSV) on every tile of two training sweeps of flash2
+# (b16 h32 N1024 d64, b8 h16 N2048 d128) and two of GEMM (8192x2048x512, 2048^3), one launch
+# each, for the iteration model of docs/validation/README.md ("What would move the figures").
+# Device call:
+#   stage: bash validate/scripts/stage.sh build/release; carry ".deps/calib".
+#   run:   bash bench/scripts/issue_probe.sh "$OUT"
+# Writes $OUT/provenance.txt and $OUT/<case>.csv (ncu --csv --page raw; one row per launch).
+set -u
+OUT=${1:-/tmp/issue_probe}
+mkdir -p "$OUT"
+B=.deps/calib/bin/tilescope
+export LD_LIBRARY_PATH=$PWD/.deps/calib/lib:${LD_LIBRARY_PATH:-}
+export TILESCOPE_PROFILE_DIR=$PWD/profiles
+NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+{ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem,clocks.sm --format=csv
+  "$NCU" --version; date -u; git log -1 --format=%h 2>/dev/null; } > "$OUT/provenance.txt" 2>&1
+SECTIONS="--section SpeedOfLight --section ComputeWorkloadAnalysis --section InstructionStats
+--section WarpStateStats --section SchedulerStats --section Occupancy --section MemoryWorkloadAnalysis
+--section LaunchStats"
+run() {  # name, kernel regex, workload flags
+  local name=$1 re=$2; shift 2
+  # shellcheck disable=SC2086
+  "$NCU" --clock-control none $SECTIONS --csv --page raw --kernel-name "regex:$re" --launch-count 1 \
+      "$B" measure "$@" --repeats 1 --warmup 0 --no-counters > "$OUT/$name.csv" 2> "$OUT/$name.err"
+  echo "$name rc=$?"
+}
+for t in "128 32 8" "128 64 8" "128 128 8" "64 32 4" "64 64 4" "64 128 4" "32 32 2" "32 64 2" "32 128 2"; do
+  set -- $t
+  run "flash2_b16h32n1024d64_$1x$2" flash2_fwd --kernel attention-flash2 --batch 16 --heads 32 --seq 1024 \
+      --head-dim 64 --tile-m "$1" --tile-n "$2" --stages 2 --warps "$3"
+  run "flash2_b8h16n2048d128_$1x$2" flash2_fwd --kernel attention-flash2 --batch 8 --heads 16 --seq 2048 \
+      --head-dim 128 --tile-m "$1" --tile-n "$2" --stages 2 --warps "$3"
+done
+for t in "128 128" "128 64" "64 128" "64 64"; do
+  set -- $t
+  run "gemm_8192x2048x512_$1x$2" gemm_kernel --kernel gemm --m 8192 --n 2048 --k 512 --tile-m "$1" --tile-n "$2" \
+      --tile-k 32 --stages 3 --warps 8
+  run "gemm_2048x2048x2048_$1x$2" gemm_kernel --kernel gemm --m 2048 --n 2048 --k 2048 --tile-m "$1" --tile-n "$2" \
+      --tile-k 32 --stages 3 --warps 8
+done
