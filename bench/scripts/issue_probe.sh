@@ -3,12 +3,15 @@
 # pipe and shared-memory sections, raw CSV) on every tile of two training sweeps of flash2
 # (b16 h32 N1024 d64, b8 h16 N2048 d128) and two of GEMM (8192x2048x512, 2048^3), one launch
 # each, for the iteration model of docs/validation/README.md ("What would move the figures").
+# SET "others" instead probes a flash1 and a naive-attention training sweep (all three launches of
+# naive attention) and safe and online softmax on a shape that is not in the data set.
 # Device call:
 #   stage: bash validate/scripts/stage.sh build/release; carry ".deps/calib".
-#   run:   bash bench/scripts/issue_probe.sh "$OUT"
+#   run:   bash bench/scripts/issue_probe.sh "$OUT" [flash2-gemm|others]
 # Writes $OUT/provenance.txt and $OUT/<case>.csv (ncu --csv --page raw; one row per launch).
 set -u
 OUT=${1:-/tmp/issue_probe}
+SET=${2:-flash2-gemm}
 mkdir -p "$OUT"
 B=.deps/calib/bin/tilescope
 export LD_LIBRARY_PATH=$PWD/.deps/calib/lib:${LD_LIBRARY_PATH:-}
@@ -19,13 +22,35 @@ NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -
 SECTIONS="--section SpeedOfLight --section ComputeWorkloadAnalysis --section InstructionStats
 --section WarpStateStats --section SchedulerStats --section Occupancy --section MemoryWorkloadAnalysis
 --section LaunchStats"
-run() {  # name, kernel regex, workload flags
+run() {  # name, kernel regex, workload flags (LAUNCHES: launches to profile, default 1)
   local name=$1 re=$2; shift 2
   # shellcheck disable=SC2086
-  "$NCU" --clock-control none $SECTIONS --csv --page raw --kernel-name "regex:$re" --launch-count 1 \
+  "$NCU" --clock-control none $SECTIONS --csv --page raw --kernel-name "regex:$re" --launch-count "${LAUNCHES:-1}" \
       "$B" measure "$@" --repeats 1 --warmup 0 --no-counters > "$OUT/$name.csv" 2> "$OUT/$name.err"
   echo "$name rc=$?"
 }
+TILES9="128:32:8 128:64:8 128:128:8 64:32:4 64:64:4 64:128:4 32:32:2 32:64:2 32:128:2"
+if [ "$SET" = others ]; then
+  for t in $TILES9; do
+    IFS=: read -r br bc w <<< "$t"
+    run "flash1_b16h16n1024d128_${br}x${bc}" flash1_fwd --kernel attention-flash1 --batch 16 --heads 16 --seq 1024 \
+        --head-dim 128 --tile-m "$br" --tile-n "$bc" --stages 1 --warps "$w"
+  done
+  for t in 128:128 128:64 64:128 64:64; do
+    IFS=: read -r tm tn <<< "$t"
+    LAUNCHES=3 run "naive_b16h16n1024d128_${tm}x${tn}" "gemm_kernel|softmax_kernel" --kernel attention-naive \
+        --batch 16 --heads 16 --seq 1024 --head-dim 128 --variant safe --tile-m "$tm" --tile-n "$tn" --tile-k 32 \
+        --stages 2 --warps 8
+  done
+  for v in safe online; do
+    for t in 256:1 512:2 1024:4; do
+      IFS=: read -r tn w <<< "$t"
+      run "softmax_${v}_r8192c8192_${tn}" softmax_kernel --kernel softmax --variant "$v" --rows 8192 --cols 8192 \
+          --tile-m 1 --tile-n "$tn" --stages 1 --warps "$w"
+    done
+  done
+  exit 0
+fi
 for t in "128 32 8" "128 64 8" "128 128 8" "64 32 4" "64 64 4" "64 128 4" "32 32 2" "32 64 2" "32 128 2"; do
   set -- $t
   run "flash2_b16h32n1024d64_$1x$2" flash2_fwd --kernel attention-flash2 --batch 16 --heads 32 --seq 1024 \

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Summarises issue_probe.sh's Nsight Compute CSVs (or the committed tarball of them).
 
-Prints, per case: time, SM clock, issue-slot use, warps per scheduler, instructions, tensor-pipe
+Prints, per profiled launch (name#i for the i-th launch of a multi-launch case): time, SM clock, issue-slot use, warps per scheduler, instructions, tensor-pipe
 use and the main stall reasons (warps stalled per issue); then, for the flash2 cases, a least-
 squares fit of the instructions one warp executes per K/V iteration against what the kernel's
 source says it does per iteration (kernels/attention/flash2/flash2.cuh):
@@ -37,12 +37,13 @@ def read_sources(arg):
 
 
 def parse(text):
-    """ncu --csv --page raw: header, units, one row per profiled launch (non-CSV lines skipped)."""
+    """ncu --csv --page raw: header, units, one row per profiled launch (non-CSV lines skipped).
+    Returns one dict per launch, in launch order."""
     lines = [line for line in text.splitlines(keepends=True) if line.startswith('"')]
     rows = list(csv.reader(io.StringIO("".join(lines))))
     if len(rows) < 3:
         raise ValueError("no profiled launch in the file")
-    return dict(zip(rows[0], rows[2]))
+    return [dict(zip(rows[0], r)) for r in rows[2:]]
 
 
 def num(d, key):
@@ -75,15 +76,17 @@ def main():
     cases = {}
     for name, text in read_sources(sys.argv[1]).items():
         try:
-            cases[name] = parse(text)
+            launches = parse(text)
         except ValueError as e:
             sys.exit(f"{name}: {e}")
+        for i, d in enumerate(launches):  # a multi-launch case (naive attention): name#1, #2, ...
+            cases[name if len(launches) == 1 else f"{name}#{i + 1}"] = d
     if not cases:
         sys.exit(f"{sys.argv[1]}: no .csv files")
-    print("%-30s %8s %5s %6s %5s %7s %5s  %s" % ("case", "time_us", "GHz", "issue%", "warps", "inst_M", "tens%",
+    print("%-32s %8s %5s %6s %5s %7s %5s  %s" % ("case", "time_us", "GHz", "issue%", "warps", "inst_M", "tens%",
                                                  " ".join(s[:9] for s in STALLS)))
     for name, d in cases.items():
-        print("%-30s %8.1f %5.2f %6.1f %5.2f %7.1f %5.1f  %s" % (
+        print("%-32s %8.1f %5.2f %6.1f %5.2f %7.1f %5.1f  %s" % (
             name, num(d, "gpu__time_duration.sum") / 1e3, num(d, "gpc__cycles_elapsed.avg.per_second") / 1e9,
             num(d, "smsp__issue_active.avg.pct_of_peak_sustained_active"),
             num(d, "smsp__warps_active.avg.per_cycle_active"), num(d, "smsp__inst_executed.sum") / 1e6,
