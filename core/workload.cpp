@@ -179,6 +179,11 @@ Result<Workload> make_attention(const WorkloadSpec& s, Workload w) {
         TS_TRY(check_range("--stages", stages, 1, 8));
         w.tile.stages = static_cast<int>(stages);
     }
+    // Fused attention's default is one warp per 16 query rows; a Br above 512 would need more
+    // than 32 warps, which the user did not ask for, so the error names the tile.
+    if (!s.warps && br / 16 > 32)
+        return make_error("--tile-m " + std::to_string(br) + " needs " + std::to_string(br / 16) +
+                          " warps by default (one per 16 rows), over the limit of 32: use --tile-m <= 512 or give --warps");
     const std::int64_t warps = s.warps.value_or(std::max<std::int64_t>(1, br / 16));
     TS_TRY(check_range("--warps", warps, 1, 32));
     w.tile.warps = static_cast<int>(warps);

@@ -95,6 +95,10 @@ TEST_CASE("validation messages name the flag and the rule", "[workload]") {
     s = spec("attention-flash2");
     s.warps = 33;
     CHECK(error_of(s) == "--warps must be in [1, 32] (got 33)");
+    s = spec("attention-flash2");
+    s.tile_m = 1024;  // the default warps (Br / 16 = 64) are over the limit: the error names the tile
+    CHECK(error_of(s) == "--tile-m 1024 needs 64 warps by default (one per 16 rows), over the limit of 32: "
+                         "use --tile-m <= 512 or give --warps");
     s = spec("attention-flash1");
     s.stages = 2;
     CHECK_THAT(error_of(s), Catch::StartsWith("--stages must be 1 for attention-flash1"));
