@@ -51,17 +51,17 @@ if [ "$SET" = others ]; then
   done
   exit 0
 fi
-for t in "128 32 8" "128 64 8" "128 128 8" "64 32 4" "64 64 4" "64 128 4" "32 32 2" "32 64 2" "32 128 2"; do
-  set -- $t
-  run "flash2_b16h32n1024d64_$1x$2" flash2_fwd --kernel attention-flash2 --batch 16 --heads 32 --seq 1024 \
-      --head-dim 64 --tile-m "$1" --tile-n "$2" --stages 2 --warps "$3"
-  run "flash2_b8h16n2048d128_$1x$2" flash2_fwd --kernel attention-flash2 --batch 8 --heads 16 --seq 2048 \
-      --head-dim 128 --tile-m "$1" --tile-n "$2" --stages 2 --warps "$3"
+for t in $TILES9; do
+  IFS=: read -r br bc w <<< "$t"
+  run "flash2_b16h32n1024d64_${br}x${bc}" flash2_fwd --kernel attention-flash2 --batch 16 --heads 32 --seq 1024 \
+      --head-dim 64 --tile-m "$br" --tile-n "$bc" --stages 2 --warps "$w"
+  run "flash2_b8h16n2048d128_${br}x${bc}" flash2_fwd --kernel attention-flash2 --batch 8 --heads 16 --seq 2048 \
+      --head-dim 128 --tile-m "$br" --tile-n "$bc" --stages 2 --warps "$w"
 done
-for t in "128 128" "128 64" "64 128" "64 64"; do
-  set -- $t
-  run "gemm_8192x2048x512_$1x$2" gemm_kernel --kernel gemm --m 8192 --n 2048 --k 512 --tile-m "$1" --tile-n "$2" \
-      --tile-k 32 --stages 3 --warps 8
-  run "gemm_2048x2048x2048_$1x$2" gemm_kernel --kernel gemm --m 2048 --n 2048 --k 2048 --tile-m "$1" --tile-n "$2" \
-      --tile-k 32 --stages 3 --warps 8
+for t in 128:128 128:64 64:128 64:64; do
+  IFS=: read -r tm tn <<< "$t"
+  run "gemm_8192x2048x512_${tm}x${tn}" gemm_kernel --kernel gemm --m 8192 --n 2048 --k 512 --tile-m "$tm" \
+      --tile-n "$tn" --tile-k 32 --stages 3 --warps 8
+  run "gemm_2048x2048x2048_${tm}x${tn}" gemm_kernel --kernel gemm --m 2048 --n 2048 --k 2048 --tile-m "$tm" \
+      --tile-n "$tn" --tile-k 32 --stages 3 --warps 8
 done
