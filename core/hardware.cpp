@@ -80,7 +80,7 @@ const std::vector<FieldSpec>& field_specs() {
     return specs;
 }
 
-enum class CalRule { efficiency, non_negative, positive, probability };
+enum class CalRule { efficiency, non_negative, positive, probability, flag };
 struct CalSpec {
     const char* name;
     double Calibration::*member;
@@ -104,6 +104,7 @@ const std::vector<CalSpec>& calibration_specs() {
         {"warp_overlap_exponent", &Calibration::warp_overlap_exponent, CalRule::efficiency, true},
         {"warp_smem_read_ns_per_byte", &Calibration::warp_smem_read_ns_per_byte, CalRule::non_negative, true},
         {"warp_op_ns", &Calibration::warp_op_ns, CalRule::non_negative, true},
+        {"warp_issue_model", &Calibration::warp_issue_model, CalRule::flag, true},
         {"sm_l2_bytes_per_cycle", &Calibration::sm_l2_bytes_per_cycle, CalRule::positive},
         {"load_latency_scale", &Calibration::load_latency_scale, CalRule::positive, true},
         {"load_latency_ns_per_byte", &Calibration::load_latency_ns_per_byte, CalRule::non_negative, true},
@@ -244,6 +245,9 @@ public:
             } else if (it->rule == CalRule::probability) {
                 if (!nv || !(*nv >= 0.0 && *nv <= 1.0))
                     return fail(path, "must be a number in [0, 1] (got " + show(*val) + ")");
+            } else if (it->rule == CalRule::flag) {
+                if (!nv || !(*nv == 0.0 || *nv == 1.0))
+                    return fail(path, "must be 0 or 1 (got " + show(*val) + ")");
             } else if (it->rule == CalRule::positive) {
                 if (!nv || !std::isfinite(*nv) || *nv <= 0)
                     return fail(path, "must be a positive number (got " + show(*val) + ")");

@@ -58,9 +58,18 @@ struct Calibration {
     double warp_overlap_exponent = 1.0;
     double warp_smem_read_ns_per_byte = 0.0;  // optional: 0 = not part of t_warp (the default)
     double warp_op_ns = 0.0;                  // optional: 0 = not part of t_warp (the default)
+    // Simulator: how the k warps of one SM sub-partition share an iteration (0 or 1; 0, the
+    // default, is the power law above). 1 = the issue form, measured with Nsight Compute
+    // (docs/validation change 23): a warp's iteration is issue I (the load-issue, shared-memory
+    // read and scalar-op terms: instructions a scheduler issues one per clock, so k warps queue
+    // for them) plus latency L (its mma chain, tensor FLOP per warp / the per-warp tensor rate,
+    // which overlaps the other warps' issue), and the B blocks resident on an SM finish an
+    // iteration together in k x I + L. Issue-slot use is then k I / (k I + L), the measured
+    // k / (k + s) with s = L / I. warp_overlap_exponent must stay at 1 (it has no meaning here).
+    double warp_issue_model = 0.0;
     bool warp_model() const {
         return warp_iteration_ns > 0 || warp_load_issue_ns_per_byte > 0 || warp_overlap_exponent != 1.0 ||
-               warp_smem_read_ns_per_byte > 0 || warp_op_ns > 0;
+               warp_smem_read_ns_per_byte > 0 || warp_op_ns > 0 || warp_issue_model != 0.0;
     }
     // Simulator: exposed latency of a tile load, as a multiple of the pointer-chase latencies
     // (hbm_latency_ns, l2_latency_ns). A pointer chase times one dependent 4-byte load on an idle

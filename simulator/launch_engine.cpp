@@ -155,8 +155,22 @@ double tensor_rate(const Rates& r, const Residency& res) {
 // 524,288 per warp = 1059 ns, and loads K and V (2*64*128*2 = 32 KiB, 128 B per thread of 256)
 // = 102 ns: t_warp = 1059 + 280 + 102 = 1441 ns. W = 8, a = 4, k = k_b = 2: the phase's work is
 // 1441 x 2^0.63 = 2232 ns and the cap 1.
+// Issue form (Calibration::warp_issue_model = 1, docs/validation change 23). The same terms split
+// in two: issue I = load issue + shared-memory reads + scalar ops (instructions a sub-partition's
+// scheduler issues at most one per clock, so its k warps queue for them) and latency L = the mma
+// chain, tensor / warps / per-warp tensor rate (a dependent chain that other warps' issue
+// overlaps). The B resident blocks of an SM finish one iteration each in k x I + L, so a block's
+// phase is given the work (k x I + L) / B; a block alone on an SM (tail) takes k_b x I + L, which
+// the per-job cap (k I + L) / (B (k_b I + L)) gives for the launch's first mma phase (the cap
+// is one number per SM server). Issue-slot use is k I / (k I + L) = k / (k + s), s = L / I: the
+// law Nsight Compute measured (item 7 of "What would move the figures"), where the power law
+// above overcharged blocks of few warps. Worked example: flash2 32 x 64, d = 64, 2 warps,
+// 6 blocks per SM (k = 3): with I = 400 ns and L = 700 ns an iteration of the SM's six blocks
+// takes 3 x 400 + 700 = 1900 ns, and each block's phase is given 1900 / 6 = 317 ns of work.
 struct WarpModel {
     bool on = false;
+    bool issue_form = false;
+    double k = 1, kb = 1, blocks = 1;        // warps per sub-partition (SM full, block alone), B
     double ns_per_tensor_flop_per_warp = 0;  // 0 when no per-warp tensor rate is set
     double iteration_ns = 0;
     double issue_ns_per_load_byte = 0;       // already divided by threads per block
@@ -169,10 +183,29 @@ struct WarpModel {
     // fixed wait per mma iteration (iteration_ns: barriers, cp.async wait) is not in it: it is
     // the phase's comp_latency_ns, a wait before the phase's work joins the SM (start_comp).
     double work(double tensor, double load_bytes, double smem_read_bytes, double ops) const {
+        if (issue_form) return (k * issue(load_bytes, smem_read_bytes, ops) + latency(tensor)) / blocks;
         const double t_issue = (tensor > 0 ? tensor * inv_warps * ns_per_tensor_flop_per_warp : 0.0) +
                               issue_ns_per_load_byte * load_bytes + ns_per_smem_read_byte * smem_read_bytes +
                               ns_per_op * ops;
         return t_issue * work_scale;
+    }
+    // Issue form: one warp's issue time and its mma chain for a phase with these block-wide amounts.
+    double issue(double load_bytes, double smem_read_bytes, double ops) const {
+        return issue_ns_per_load_byte * load_bytes + ns_per_smem_read_byte * smem_read_bytes + ns_per_op * ops;
+    }
+    // The mma chain and, in an mma loop's iteration, the fixed warp_iteration_ns (barriers, the
+    // softmax's reduction chain): Nsight Compute finds this latency alike for blocks of 2 and 8
+    // warps, 1 and 6 blocks per SM, so in this form it is part of the iteration, not a wait
+    // that other blocks' work could hide (the power law's comp_latency_ns).
+    double latency(double tensor) const {
+        return tensor > 0 ? tensor * inv_warps * ns_per_tensor_flop_per_warp + iteration_ns : 0.0;
+    }
+    // Issue form: the per-job cap that gives a block alone on its SM k_b x I + L for this phase;
+    // 0 when the phase has no work.
+    double issue_cap(double tensor, double load_bytes, double smem_read_bytes, double ops) const {
+        const double i = issue(load_bytes, smem_read_bytes, ops), l = latency(tensor);
+        if (!(k * i + l > 0)) return 0.0;
+        return std::min(1.0, (k * i + l) / (blocks * (kb * i + l)));
     }
 };
 
@@ -194,6 +227,13 @@ WarpModel warp_model(const Rates& r, const Launch& launch, const Residency& res)
     m.inv_warps = 1.0 / w;
     m.work_scale = std::pow(k, e) / b;
     m.job_cap = std::min(1.0, std::pow(k / kb, e) / b);
+    m.issue_form = r.warp_issue_model;
+    m.k = k;
+    m.kb = kb;
+    m.blocks = b;
+    // Issue form: the cap is set from the launch's first phase with work (Engine::load_program);
+    // until then, the issue-bound value.
+    if (m.issue_form) m.job_cap = std::min(1.0, k / (kb * b));
     return m;
 }
 
@@ -271,6 +311,8 @@ private:
     Residency residency_;
     double tensor_flops_per_ns_;  // one SM's tensor rate for this launch (latency limit applied)
     WarpModel warp_;
+    double issue_cap_ = 0;              // issue form: the SM servers' per-job cap (load_program)
+    bool issue_cap_from_mma_ = false;   // ... set from an mma phase (final)
     double lrc_in_step_;  // chance that blocks reading the same tile start in step (0: no coalescer)
     double lrc_merged_ = 0;  // expected read bytes the coalescer merged
     // Requests on their way that a request for the same region may still join: region -> when it
@@ -449,8 +491,24 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
             memo_comp_ns_ = comp_ns;
             memo_frac_ = frac;
         }
+        // Issue form: the SM servers' per-job cap from the launch's first mma phase (or, until
+        // one is seen, its first phase with work). The first block's program is built before
+        // any of its work joins a server, so the cap holds from the start.
+        if (warp_.issue_form && !issue_cap_from_mma_ && (tensor > 0 || !(issue_cap_ > 0))) {
+            const double cap = warp_.issue_cap(tensor, load_bytes, smem_read, fp32 + sfu);
+            if (cap > 0) {
+                issue_cap_ = cap;
+                issue_cap_from_mma_ = tensor > 0;
+                for (int sm = 0; sm < sm_count_; ++sm) {
+                    const std::uint32_t id = kFirstSmServer + static_cast<std::uint32_t>(sm);
+                    advance_server(id);
+                    servers_[id].configure(1.0, cap);
+                    if (servers_[id].jobs() > 0) reschedule(id);
+                }
+            }
+        }
         ph.first_iteration = static_cast<std::uint32_t>(slot.phases.size());
-        ph.comp_latency_ns = (warp_.on && tensor > 0) ? warp_.iteration_ns : 0.0;
+        ph.comp_latency_ns = (warp_.on && !warp_.issue_form && tensor > 0) ? warp_.iteration_ns : 0.0;
         ph.comp_ns = memo_comp_ns_;
         ph.frac = memo_frac_;
         ph.smem_bytes = smem;

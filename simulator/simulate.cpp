@@ -29,7 +29,9 @@
 //    iteration of a block takes at least the serial time of one of its warps (its mma chain, a
 //    fixed per-iteration cost, its share of the load issue, of the shared-memory reads and of
 //    the scalar FP32/SFU work), stretched by k^(1 - exponent) for k resident warps per SM sub-partition
-//    (launch_engine.cpp WarpModel).
+//    (launch_engine.cpp WarpModel). With calibration.warp_issue_model = 1 the k warps of a
+//    sub-partition queue for issue instead: an iteration of the SM's B blocks takes k x (issue
+//    terms) + (mma chain), docs/validation change 23.
 //
 // Deliberately left out: instruction-level timing inside a block (warp scheduling, register
 // pressure and bank conflicts; dependency chains only through the per-warp terms above),
@@ -101,6 +103,11 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
         return make_error("profile " + hw.name + ": calibration.warp_overlap_exponent must be in (0, 1] (got " +
                           std::to_string(c.warp_overlap_exponent) + ")");
     }
+    if (c.warp_issue_model != 0.0 && c.warp_overlap_exponent != 1.0) {
+        return make_error("profile " + hw.name +
+                          ": calibration.warp_overlap_exponent must be 1 with warp_issue_model 1 (got " +
+                          std::to_string(c.warp_overlap_exponent) + "; the issue form has no overlap exponent)");
+    }
     const double sms = static_cast<double>(hw.sm_count);
     double tensor = hw.tensor_fp16_flops_per_s;
     if (dtype == DType::bf16) tensor = hw.tensor_bf16_flops_per_s;
@@ -118,6 +125,7 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
     r.warp_overlap_exponent = c.warp_overlap_exponent;
     r.warp_smem_read_ns_per_byte = c.warp_smem_read_ns_per_byte;
     r.warp_op_ns = c.warp_op_ns;
+    r.warp_issue_model = c.warp_issue_model != 0.0;
     r.sm_subpartitions = std::max(1, hw.sm_subpartitions);
     r.fp32_flops_per_ns = hw.fp32_flops_per_s / sms * c.fp32_efficiency * 1e-9;
     r.sfu_ops_per_ns = hw.sfu_ops_per_s / sms * 1e-9;
