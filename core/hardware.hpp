@@ -63,7 +63,7 @@ struct Calibration {
     // (docs/validation change 23): a warp's iteration is issue I (the load-issue, shared-memory
     // read and scalar-op terms: instructions a scheduler issues one per clock, so k warps queue
     // for them) plus latency L (its mma chain, tensor FLOP per warp / the per-warp tensor rate,
-    // which overlaps the other warps' issue), and the B blocks resident on an SM finish an
+    // plus warp_iteration_ns; it overlaps the other warps' issue), and the B blocks resident on an SM finish an
     // iteration together in k x I + L. Issue-slot use is then k I / (k I + L), the measured
     // k / (k + s) with s = L / I. warp_overlap_exponent must stay at 1 (it has no meaning here).
     double warp_issue_model = 0.0;

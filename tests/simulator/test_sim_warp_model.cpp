@@ -248,3 +248,96 @@ TEST_CASE("warp model: a one-wave grid of B blocks per SM takes wait + B x work 
     CHECK(with_wait[1] - with_wait[0] == Approx(iterations * work).epsilon(0.02));
     CHECK(with_wait[2] - with_wait[1] == Approx(iterations * work).epsilon(0.02));
 }
+
+// The issue form (Calibration::warp_issue_model = 1, docs/validation change 23): one warp's
+// iteration splits into issue I (load issue + shared-memory reads + scalar ops, queued behind the
+// other k - 1 warps of its sub-partition) and latency L (its mma chain + warp_iteration_ns,
+// overlapped by their issue); the B blocks of an SM finish an iteration together in k I + L.
+namespace {
+
+Hardware issue_gpu() {
+    Hardware hw = quiet_gpu();
+    hw.calibration.warp_issue_model = 1;
+    hw.calibration.tensor_flops_per_cycle_per_warp = 64;
+    hw.calibration.warp_iteration_ns = 300;
+    hw.calibration.warp_load_issue_ns_per_byte = 400;  // 4 KiB per block and iteration
+    return hw;
+}
+
+}  // namespace
+
+TEST_CASE("warp model, issue form: B blocks per SM take iterations x (k I + L)", "[sim][warp_model][issue]") {
+    Hardware hw = issue_gpu();
+    const double flops = 4e7;  // per block and iteration; the SM's tensor pipe needs 5.3 us of it
+    const std::int64_t iters = 4;
+    const double per_warp_flops_per_ns = 64 * hw.sm_clock_hz * 1e-9;
+    // 8 warps per block, 4 sub-partitions: k = 2 B. I = 400 ns/B x 4096 B / 256 threads.
+    const double I = 400.0 * 4096 / 256;
+    const double L = flops / 8 / per_warp_flops_per_ns + 300;
+    for (int b = 1; b <= 3; ++b) {
+        INFO("blocks per SM " << b);
+        const Launch l = test::tensor_launch(132 * b, 256, flops, iters);
+        CHECK(duration(l, hw) == Approx(iters * (2.0 * b * I + L)).epsilon(0.01));
+    }
+    // The law is linear in B with slope 2I per iteration: the power law (exponent 0.5, the same
+    // terms) gives another answer, so the flag is what chose the form.
+    Hardware power = hw;
+    power.calibration.warp_issue_model = 0;
+    power.calibration.warp_overlap_exponent = 0.5;
+    const Launch three = test::tensor_launch(3 * 132, 256, flops, iters);
+    CHECK(std::abs(duration(three, power) / duration(three, hw) - 1.0) > 0.05);
+
+    // Shared-memory reads (per warp) and scalar ops (per thread) are issue: k times each.
+    const Launch extra = with_smem_and_ops(test::tensor_launch(2 * 132, 256, flops, iters), 65536.0, 256.0 * 100);
+    hw.calibration.warp_smem_read_ns_per_byte = 0.5;  // 8 KiB per warp: +4096 ns
+    hw.calibration.warp_op_ns = 2;                    // 100 ops per thread: +200 ns
+    CHECK(duration(extra, hw) == Approx(iters * (4.0 * (I + 4096 + 200) + L)).epsilon(0.01));
+}
+
+TEST_CASE("warp model, issue form: a block alone on its SM takes k_b I + L (the tail)", "[sim][warp_model][issue]") {
+    Hardware hw = issue_gpu();
+    const double flops = 4e7;
+    const std::int64_t iters = 4;
+    const double per_warp_flops_per_ns = 64 * hw.sm_clock_hz * 1e-9;
+    // 32-warp blocks: at most 2 per SM (2048 threads). One SM (so where the blocks go is not in
+    // question) and 3 blocks: two in step (k = 16), then the third alone (k_b = 8).
+    hw.sm_count = 1;
+    const double I = 400.0 * 4096 / 1024;
+    const double L = flops / 32 / per_warp_flops_per_ns + 300;
+    const Launch l = test::tensor_launch(3, 1024, flops, iters);
+    const double full = iters * (16 * I + L), alone = iters * (8 * I + L);
+    CHECK(duration(l, hw) == Approx(full + alone).epsilon(0.01));
+    // Without the cap the lone blocks would be given half of a full iteration's work and take
+    // (16 I + L) / 2: a different number, so the check above can tell.
+    REQUIRE(std::abs((16 * I + L) / 2 - (8 * I + L)) > 0.1 * (8 * I + L));
+}
+
+TEST_CASE("warp model, issue form: the flag is optional, 0 or 1, excludes the overlap exponent and is fingerprinted",
+          "[sim][warp_model][issue][profile]") {
+    Hardware hw = test::test_gpu();
+    hw.calibration.calibrated = true;
+    hw.calibration.warp_iteration_ns = 100;
+    CHECK(hardware_to_json(hw).find("warp_issue_model") == std::string::npos);
+    hw.calibration.warp_issue_model = 1;
+    CHECK(hw.calibration.warp_model());
+    auto back = parse_hardware(hardware_to_json(hw), "test");
+    INFO((back ? std::string() : back.error().message));
+    REQUIRE(back.ok());
+    CHECK(back->calibration.warp_issue_model == 1);
+
+    std::string text = hardware_to_json(hw);
+    const auto at = text.find("\"warp_issue_model\":");
+    REQUIRE(at != std::string::npos);
+    const auto end = text.find_first_of(",}", at);
+    text.replace(at, end - at, "\"warp_issue_model\":0.5");
+    auto bad = parse_hardware(text, "test");
+    REQUIRE_FALSE(bad.ok());
+    CHECK(bad.error().message.find("warp_issue_model") != std::string::npos);
+    CHECK(bad.error().message.find("0 or 1") != std::string::npos);
+
+    hw.calibration.warp_overlap_exponent = 0.6;
+    auto both = sim::simulate(test::test_workload(), {test::tensor_launch(1, 64, 1e3)}, hw, sim::Options{});
+    REQUIRE_FALSE(both.ok());
+    CHECK(both.error().message.find("warp_overlap_exponent") != std::string::npos);
+    CHECK(both.error().message.find("warp_issue_model") != std::string::npos);
+}

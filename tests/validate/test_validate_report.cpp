@@ -298,3 +298,15 @@ TEST_CASE("dataset: a misparsed driver_version is recovered from the NVRM line",
     CHECK(e->provenance.at("driver_version") == "575.57.08");
     CHECK(e->provenance.count("driver_version_as_measured") == 0);
 }
+
+TEST_CASE("validate: the warp model's issue form changes the profile fingerprint", "[validate][cache]") {
+    Hardware h = hw();
+    h.calibration.warp_iteration_ns = 200;
+    const std::string power = profile_fingerprint(h);
+    h.calibration.warp_issue_model = 1;
+    const std::string issue = profile_fingerprint(h);
+    CHECK(power != issue);
+    CHECK(issue == profile_fingerprint(h));
+    h.calibration.warp_issue_model = 0;
+    CHECK(profile_fingerprint(h) == power);
+}
