@@ -159,10 +159,10 @@ double tensor_rate(const Rates& r, const Residency& res) {
 // in two: issue I = load issue + shared-memory reads + scalar ops (instructions a sub-partition's
 // scheduler issues at most one per clock, so its k warps queue for them) and latency L = the mma
 // chain, tensor / warps / per-warp tensor rate, plus warp_iteration_ns (a dependent chain that
-// other warps' issue overlaps). The B resident blocks of an SM finish one iteration each in k x I + L, so a block's
-// phase is given the work (k x I + L) / B; a block alone on an SM (tail) takes k_b x I + L, which
-// the per-job cap (k I + L) / (B (k_b I + L)) gives for the launch's first mma phase (the cap
-// is one number per SM server). Issue-slot use is k I / (k I + L) = k / (k + s), s = L / I: the
+// other warps' issue overlaps). The B resident blocks of an SM finish one iteration each in
+// k x I + L, so a block's phase is given the work (k x I + L) / B; a block alone on an SM (tail)
+// takes k_b x I + L, which the per-job cap (k I + L) / (B (k_b I + L)) gives for the launch's
+// first mma phase (the cap is one number per SM server). Issue-slot use is k I / (k I + L) = k / (k + s), s = L / I: the
 // law Nsight Compute measured (item 7 of "What would move the figures"), where the power law
 // above overcharged blocks of few warps. Worked example: flash2 32 x 64, d = 64, 2 warps,
 // 6 blocks per SM (k = 3): with I = 400 ns and L = 700 ns an iteration of the SM's six blocks

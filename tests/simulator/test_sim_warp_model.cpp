@@ -12,6 +12,7 @@
 
 #include <array>
 #include <cmath>
+#include <string>
 
 #include "core/hardware.hpp"
 #include "simulator/simulate.hpp"
@@ -58,6 +59,15 @@ Hardware quiet_gpu() {
     hw.hbm_latency_ns = hw.l2_latency_ns = 0;
     hw.calibration.calibrated = true;
     return hw;
+}
+
+// The profile JSON `text` with field `key`'s value replaced by `value` (the field must be there).
+std::string with_field(std::string text, const std::string& key, const std::string& value) {
+    const auto at = text.find("\"" + key + "\":");
+    REQUIRE(at != std::string::npos);
+    const auto end = text.find_first_of(",}", at);
+    text.replace(at, end - at, "\"" + key + "\":" + value);
+    return text;
 }
 
 }  // namespace
@@ -196,12 +206,7 @@ TEST_CASE("warp model: profile fields are optional, round-trip, and are range-ch
     CHECK(back->calibration.warp_load_issue_ns_per_byte == 0.75);
     CHECK(back->calibration.warp_overlap_exponent == 0.4);
 
-    std::string text = hardware_to_json(hw);
-    const auto at = text.find("\"warp_overlap_exponent\":");
-    REQUIRE(at != std::string::npos);
-    const auto end = text.find_first_of(",}", at);
-    text.replace(at, end - at, "\"warp_overlap_exponent\":1.5");
-    auto bad = parse_hardware(text, "test");
+    auto bad = parse_hardware(with_field(hardware_to_json(hw), "warp_overlap_exponent", "1.5"), "test");
     REQUIRE_FALSE(bad.ok());
     CHECK(bad.error().message.find("warp_overlap_exponent") != std::string::npos);
 
@@ -325,12 +330,7 @@ TEST_CASE("warp model, issue form: the flag is optional, 0 or 1, excludes the ov
     REQUIRE(back.ok());
     CHECK(back->calibration.warp_issue_model == 1);
 
-    std::string text = hardware_to_json(hw);
-    const auto at = text.find("\"warp_issue_model\":");
-    REQUIRE(at != std::string::npos);
-    const auto end = text.find_first_of(",}", at);
-    text.replace(at, end - at, "\"warp_issue_model\":0.5");
-    auto bad = parse_hardware(text, "test");
+    auto bad = parse_hardware(with_field(hardware_to_json(hw), "warp_issue_model", "0.5"), "test");
     REQUIRE_FALSE(bad.ok());
     CHECK(bad.error().message.find("warp_issue_model") != std::string::npos);
     CHECK(bad.error().message.find("0 or 1") != std::string::npos);
