@@ -109,6 +109,8 @@ const std::vector<CalSpec>& calibration_specs() {
         {"load_latency_scale", &Calibration::load_latency_scale, CalRule::positive, true},
         {"load_latency_ns_per_byte", &Calibration::load_latency_ns_per_byte, CalRule::non_negative, true},
         {"fragment_store_bytes_per_s", &Calibration::fragment_store_bytes_per_s, CalRule::non_negative, true},
+        {"l1_random_replacement", &Calibration::l1_random_replacement, CalRule::flag, true},
+        {"l1_capacity_fraction", &Calibration::l1_capacity_fraction, CalRule::efficiency, true},
         {"lrc_in_step_one_block", &Calibration::lrc_in_step_one_block, CalRule::probability, true},
         {"lrc_in_step_several_blocks", &Calibration::lrc_in_step_several_blocks, CalRule::probability, true},
         {"lrc_lock_loss_per_iteration", &Calibration::lrc_lock_loss_per_iteration, CalRule::non_negative, true},

@@ -92,6 +92,15 @@ struct Calibration {
     // store's L2 work is its bytes x L2 rate / this rate, on the L2 server shared with the loads.
     // 0 = like any store (the default).
     double fragment_store_bytes_per_s = 0.0;
+    // Simulator: the L1's victim (0 or 1; 0, the default, is the least recently used chunk). 1 =
+    // random replacement (docs/validation change 25): the H100's L1 keeps less of a re-read row
+    // than an LRU of its capacity would (simulator/l1_cache.hpp).
+    double l1_random_replacement = 0.0;
+    // Simulator: the share of the L1 (what the shared-memory carve-out leaves of the SM's 256 KiB)
+    // that holds re-read global data, in (0, 1]; 1, the default, is all of it. Fitted with random
+    // replacement to the L2 bytes of training launches that read through the L1
+    // (validate/scripts/fit_l1.py).
+    double l1_capacity_fraction = 1.0;
     // Simulator: the L2 request coalescer (LRC) of GH100, which merges a read request for a sector
     // with one for the same sector already on its way to the L2, in pairs (Nsight Compute's
     // lrc__request_sectors_op_read_coalescing_achieved_type_hardware: at most ~0.5 of the requested

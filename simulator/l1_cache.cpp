@@ -5,7 +5,9 @@
 
 namespace tilescope::sim {
 
-void L1Cache::reset(std::int64_t capacity_bytes, std::int64_t min_chunk_bytes) {
+void L1Cache::reset(std::int64_t capacity_bytes, std::int64_t min_chunk_bytes, std::uint64_t random_seed) {
+    rng_ = random_seed;
+    live_nodes_.clear();
     capacity_bytes_ = std::max<std::int64_t>(0, capacity_bytes);
     used_bytes_ = 0;
     live_ = 0;
@@ -58,25 +60,42 @@ bool L1Cache::hit(std::uint32_t id, std::uint64_t c) {
     return true;
 }
 
-void L1Cache::evict_lru() {
-    const std::uint32_t n = lru_.tail;
+void L1Cache::evict(std::uint32_t n) {
     lru_.unlink(nodes_, n);
+    if (rng_ != 0) {  // swap-remove from the live list
+        const std::uint32_t i = nodes_[n].live_index, last = live_nodes_.back();
+        live_nodes_[i] = last;
+        nodes_[last].live_index = i;
+        live_nodes_.pop_back();
+    }
     erase_slot(find_slot(nodes_[n].key));
     used_bytes_ -= nodes_[n].bytes;
     --live_;
     free_.push_back(n);
 }
 
+std::uint32_t L1Cache::victim() {
+    if (rng_ == 0) return lru_.tail;
+    rng_ ^= rng_ << 13;  // xorshift64 (Marsaglia 2003)
+    rng_ ^= rng_ >> 7;
+    rng_ ^= rng_ << 17;
+    return live_nodes_[static_cast<std::size_t>(rng_ % live_nodes_.size())];
+}
+
 void L1Cache::insert(std::uint32_t id, std::uint64_t c, std::int64_t bytes) {
     if (bytes <= 0 || bytes > capacity_bytes_) return;
     // Evict for room; and keep the table at most half full (clipped chunks at a buffer's end can
     // be smaller than min_chunk_bytes).
-    while (live_ > 0 && (used_bytes_ + bytes > capacity_bytes_ || 2 * (live_ + 1) > keys_.size())) evict_lru();
+    while (live_ > 0 && (used_bytes_ + bytes > capacity_bytes_ || 2 * (live_ + 1) > keys_.size())) evict(victim());
     const std::uint32_t n = take_node(nodes_, free_);
     const std::uint64_t key = key_of(id, c);
     nodes_[n].key = key;
     nodes_[n].bytes = bytes;
     lru_.push_front(nodes_, n);
+    if (rng_ != 0) {
+        nodes_[n].live_index = static_cast<std::uint32_t>(live_nodes_.size());
+        live_nodes_.push_back(n);
+    }
     const std::size_t s = find_slot(key);
     keys_[s] = key;
     node_[s] = n;

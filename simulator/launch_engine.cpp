@@ -979,12 +979,17 @@ Result<LaunchResult> Engine::run(double start_ns) {
     sector_factor_ = launch_.store_sector_factor(st_.hw->l2_sector_bytes);
     l1_.clear();
     if (launch_.l1_cached_loads && st_.options->l2 && st_.hw->l1_smem_bytes_per_sm > 0) {
-        const std::int64_t capacity = st_.hw->l1_smem_bytes_per_sm - occ_.carveout_bytes;
+        const auto capacity = static_cast<std::int64_t>(
+            st_.rates.l1_capacity_fraction * static_cast<double>(st_.hw->l1_smem_bytes_per_sm - occ_.carveout_bytes));
         if (capacity > 0) {
             std::int64_t min_chunk = std::numeric_limits<std::int64_t>::max();
             for (const std::uint32_t id : st_.layout.ids[index_]) min_chunk = std::min(min_chunk, st_.layout.chunk_bytes[id]);
             l1_.resize(static_cast<std::size_t>(sm_count_));
-            for (L1Cache& c : l1_) c.reset(capacity, min_chunk);
+            for (std::size_t m = 0; m < l1_.size(); ++m) {
+                // Random replacement: one generator per SM, seeded by its index (never 0).
+                const std::uint64_t seed = st_.rates.l1_random_replacement ? 0x9E3779B97F4A7C15ULL * (m + 1) : 0;
+                l1_[m].reset(capacity, min_chunk, seed);
+            }
         }
     }
 

@@ -39,6 +39,8 @@ struct Rates {
     double l1_latency_ns = 0;                 // an L1 hit (not scaled by load_latency_scale)
     double load_latency_ns_per_byte = 0;      // per byte per thread of a load phase (burst drain)
     double fragment_store_bytes_per_ns = 0;   // 0 = fragment stores cost what other stores do
+    bool l1_random_replacement = false;       // Calibration::l1_random_replacement
+    double l1_capacity_fraction = 1;          // Calibration::l1_capacity_fraction
     double block_overhead_ns = 0;
     double launch_overhead_ns = 0;
     // L2 request coalescer (Calibration::lrc_model; off when both probabilities are 0).

@@ -134,6 +134,8 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
     r.l1_latency_ns = hw.l1_latency_ns;
     r.load_latency_ns_per_byte = c.load_latency_ns_per_byte;
     r.fragment_store_bytes_per_ns = c.fragment_store_bytes_per_s * 1e-9;
+    r.l1_random_replacement = c.l1_random_replacement != 0.0;
+    r.l1_capacity_fraction = c.l1_capacity_fraction;
     r.lrc_in_step_one_block = c.lrc_in_step_one_block;
     r.lrc_in_step_several_blocks = c.lrc_in_step_several_blocks;
     r.lrc_lock_loss_per_iteration = c.lrc_lock_loss_per_iteration;
