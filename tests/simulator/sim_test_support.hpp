@@ -167,4 +167,13 @@ inline Prediction run(const std::vector<Launch>& launches, const Hardware& hw, b
     return std::move(p).value();
 }
 
+// The profile JSON `text` with field `key`'s value replaced by `value` (the field must be there).
+inline std::string with_field(std::string text, const std::string& key, const std::string& value) {
+    const auto at = text.find("\"" + key + "\":");
+    REQUIRE(at != std::string::npos);
+    const auto end = text.find_first_of(",}", at);
+    text.replace(at, end - at, "\"" + key + "\":" + value);
+    return text;
+}
+
 }  // namespace tilescope::test

@@ -7,6 +7,7 @@
 #include <map>
 #include <random>
 #include <utility>
+#include <vector>
 
 #include "simulator/l1_cache.hpp"
 
@@ -82,4 +83,52 @@ TEST_CASE("L1Cache: no capacity, oversized chunks, clipped chunks, reset", "[sim
     l1.reset(1024, 256);
     CHECK(l1.chunks() == 0);
     CHECK_FALSE(l1.hit(1, 99));
+}
+
+// Random replacement (Calibration::l1_random_replacement, docs/validation change 25): the same
+// seed gives the same victims; the cache never exceeds its capacity; and, unlike an LRU, it
+// misses re-reads of a working set smaller than itself once other chunks keep arriving.
+TEST_CASE("L1Cache random replacement: reproducible, within capacity, misses what an LRU keeps", "[sim][l1]") {
+    auto run = [](std::uint64_t seed) {
+        L1Cache l1;
+        l1.reset(64 * 1024, 512, seed);
+        std::vector<int> hits;
+        // A working set of 64 chunks of 512 B (32 KiB, half the cache) read again and again while
+        // a stream of new chunks (another buffer) passes through.
+        std::uint64_t fresh = 0;
+        for (int round = 0; round < 50; ++round) {
+            for (std::uint64_t c = 0; c < 64; ++c) {
+                const bool h = l1.hit(0, c);
+                hits.push_back(h ? 1 : 0);
+                if (!h) l1.insert(0, c, 512);
+                for (int k = 0; k < 2; ++k) l1.insert(1, fresh++, 512);
+                REQUIRE(l1.used_bytes() <= 64 * 1024);
+            }
+        }
+        return hits;
+    };
+    const auto a = run(7), b = run(7), other = run(8);
+    CHECK(a == b);
+    CHECK(a != other);
+    int hits = 0;
+    for (std::size_t i = 64; i < a.size(); ++i) hits += a[i];
+    const double rate = static_cast<double>(hits) / static_cast<double>(a.size() - 64);
+    // Between two reads of a chunk 128 stream chunks (64 KiB) and 63 working-set reads arrive:
+    // an LRU of 64 KiB (128 chunks) keeps none of the working set (it is always the oldest);
+    // random replacement, one of 128 chunks evicted per insert, keeps about
+    // exp(-(128 + misses) / 128) of it, a third or so.
+    CHECK(rate > 0.2);
+    CHECK(rate < 0.6);
+    L1Cache lru;
+    lru.reset(64 * 1024, 512);
+    std::uint64_t fresh = 0;
+    int lru_hits = 0;
+    for (int round = 0; round < 50; ++round) {
+        for (std::uint64_t c = 0; c < 64; ++c) {
+            if (lru.hit(0, c)) ++lru_hits;
+            else lru.insert(0, c, 512);
+            for (int k = 0; k < 2; ++k) lru.insert(1, fresh++, 512);
+        }
+    }
+    CHECK(lru_hits == 0);
 }

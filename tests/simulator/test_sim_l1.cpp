@@ -3,6 +3,9 @@
 // never reach the L2 (lts__t_bytes), and only then.
 #include <catch2/catch.hpp>
 
+#include <string>
+#include <utility>
+
 #include "core/analytic.hpp"
 #include "core/lower.hpp"
 #include "sim_test_support.hpp"
@@ -146,4 +149,64 @@ TEST_CASE("fragment stores count the sectors they touch in lts__t_bytes, not in 
     // fp32 fragments (8 B per lane, 32 B per row segment) fill whole sectors.
     l.fragment_store_row_bytes = 32;
     CHECK(l.store_sector_factor(32) == 1);
+}
+
+// Change 25 (docs/validation): random replacement and a usable share of the L1. Rows that fit
+// an LRU (64 KiB in flight per SM, 224 KiB of L1) all hit it; random replacement misses some of them, the same
+// ones on every run; a share of 0.5 misses more; the share alone (an LRU of 112 KiB) still holds them (but for
+// the few rows whose blocks drift apart).
+TEST_CASE("L1: random replacement and the usable share", "[sim][l1]") {
+    Hardware lru = test::test_gpu();
+    lru.l1_smem_bytes_per_sm = 256 * 1024;
+    lru.l1_latency_ns = 16;
+    lru.calibration.calibrated = true;  // calibration fields apply to calibrated profiles only
+    Hardware rnd = lru;
+    rnd.calibration.l1_random_replacement = 1;
+    Hardware half = rnd;
+    half.calibration.l1_capacity_fraction = 0.5;
+    Hardware lru_half = lru;
+    lru_half.calibration.l1_capacity_fraction = 0.5;
+    // 33792 rows of 2 KiB, 32 one-warp blocks per SM at a time (64 KiB), 8 waves: the L1 keeps
+    // allocating, so random replacement has to evict.
+    const Workload w = softmax(33792, 1024, false, 1);
+    const double rereads = 2 * 33792.0 * 1024 * 2;
+    const double all = run(w, lru).launches[0].extra.at("l1_hit_bytes");
+    CHECK(all == rereads);
+    CHECK(run(w, lru_half).launches[0].extra.at("l1_hit_bytes") >= 0.99 * rereads);
+    const Prediction r1 = run(w, rnd), r2 = run(w, rnd);
+    const double r = r1.launches[0].extra.at("l1_hit_bytes");
+    CHECK(r == r2.launches[0].extra.at("l1_hit_bytes"));
+    CHECK(r1.total[Metric::gpu_time_duration] == r2.total[Metric::gpu_time_duration]);
+    CHECK(r < rereads);
+    CHECK(r > 0.5 * rereads);
+    const double h = run(w, half).launches[0].extra.at("l1_hit_bytes");
+    CHECK(h < r);
+    CHECK(h > 0);
+    // What missed the L1 is read from the L2 instead.
+    CHECK(run(w, half).total[Metric::lts_t_bytes] > r1.total[Metric::lts_t_bytes]);
+}
+
+TEST_CASE("L1 fields of a profile: a flag and a share in (0, 1]", "[sim][l1]") {
+    Hardware hw = test::test_gpu();
+    hw.calibration.calibrated = true;
+    hw.calibration.l1_random_replacement = 1;
+    hw.calibration.l1_capacity_fraction = 0.5;
+    const std::string text = hardware_to_json(hw);
+    auto back = parse_hardware(text, "test");
+    REQUIRE(back.ok());
+    CHECK(back->calibration.l1_random_replacement == 1);
+    CHECK(back->calibration.l1_capacity_fraction == 0.5);
+    // Defaults are not written, so older profiles (and their fingerprints) are unchanged.
+    Hardware defaults = test::test_gpu();
+    defaults.calibration.calibrated = true;
+    const std::string plain = hardware_to_json(defaults);
+    CHECK(plain.find("l1_random_replacement") == std::string::npos);
+    CHECK(plain.find("l1_capacity_fraction") == std::string::npos);
+    for (const auto& [field, value] : {std::pair<std::string, std::string>{"l1_random_replacement", "0.5"},
+                                       {"l1_capacity_fraction", "0"},
+                                       {"l1_capacity_fraction", "1.5"}}) {
+        auto bad = parse_hardware(test::with_field(text, field, value), "test");
+        REQUIRE_FALSE(bad.ok());
+        CHECK(bad.error().message.find(field) != std::string::npos);
+    }
 }

@@ -61,15 +61,6 @@ Hardware quiet_gpu() {
     return hw;
 }
 
-// The profile JSON `text` with field `key`'s value replaced by `value` (the field must be there).
-std::string with_field(std::string text, const std::string& key, const std::string& value) {
-    const auto at = text.find("\"" + key + "\":");
-    REQUIRE(at != std::string::npos);
-    const auto end = text.find_first_of(",}", at);
-    text.replace(at, end - at, "\"" + key + "\":" + value);
-    return text;
-}
-
 }  // namespace
 
 TEST_CASE("warp model: the defaults leave it off", "[sim][warp_model]") {
@@ -206,7 +197,7 @@ TEST_CASE("warp model: profile fields are optional, round-trip, and are range-ch
     CHECK(back->calibration.warp_load_issue_ns_per_byte == 0.75);
     CHECK(back->calibration.warp_overlap_exponent == 0.4);
 
-    auto bad = parse_hardware(with_field(hardware_to_json(hw), "warp_overlap_exponent", "1.5"), "test");
+    auto bad = parse_hardware(test::with_field(hardware_to_json(hw), "warp_overlap_exponent", "1.5"), "test");
     REQUIRE_FALSE(bad.ok());
     CHECK(bad.error().message.find("warp_overlap_exponent") != std::string::npos);
 
@@ -330,7 +321,7 @@ TEST_CASE("warp model, issue form: the flag is optional, 0 or 1, excludes the ov
     REQUIRE(back.ok());
     CHECK(back->calibration.warp_issue_model == 1);
 
-    auto bad = parse_hardware(with_field(hardware_to_json(hw), "warp_issue_model", "0.5"), "test");
+    auto bad = parse_hardware(test::with_field(hardware_to_json(hw), "warp_issue_model", "0.5"), "test");
     REQUIRE_FALSE(bad.ok());
     CHECK(bad.error().message.find("warp_issue_model") != std::string::npos);
     CHECK(bad.error().message.find("0 or 1") != std::string::npos);

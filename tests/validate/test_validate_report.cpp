@@ -310,3 +310,16 @@ TEST_CASE("validate: the warp model's issue form changes the profile fingerprint
     h.calibration.warp_issue_model = 0;
     CHECK(profile_fingerprint(h) == power);
 }
+
+TEST_CASE("validate: the L1 fields change the profile fingerprint, their defaults do not", "[validate][cache]") {
+    Hardware h = hw();
+    const std::string lru = profile_fingerprint(h);
+    h.calibration.l1_random_replacement = 1;
+    const std::string random = profile_fingerprint(h);
+    CHECK(random != lru);
+    h.calibration.l1_capacity_fraction = 0.5;
+    CHECK(profile_fingerprint(h) != random);
+    h.calibration.l1_random_replacement = 0;
+    h.calibration.l1_capacity_fraction = 1.0;
+    CHECK(profile_fingerprint(h) == lru);
+}
