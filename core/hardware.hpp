@@ -67,9 +67,17 @@ struct Calibration {
     // iteration together in k x I + L. Issue-slot use is then k I / (k I + L), the measured
     // k / (k + s) with s = L / I. warp_overlap_exponent must stay at 1 (it has no meaning here).
     double warp_issue_model = 0.0;
+    // Simulator: a third form (0 or 1; docs/validation change 26): each warp alternates its issue I
+    // (load-issue, shared-memory-read and scalar-op terms; the sub-partition's issue slot is
+    // shared with the SM's other blocks) and a latency nobody shares (its mma chain, tensor FLOP
+    // per warp / the per-warp rate, plus warp_iteration_ns): a phase waits the latency, then its
+    // block's k_b x I joins the SM server, where the B resident blocks share it. A closed
+    // network of blocks around one issue server, between the issue form's k x I + L and blocks
+    // that never meet. warp_overlap_exponent must stay at 1; not with warp_issue_model 1.
+    double warp_queue_model = 0.0;
     bool warp_model() const {
         return warp_iteration_ns > 0 || warp_load_issue_ns_per_byte > 0 || warp_overlap_exponent != 1.0 ||
-               warp_smem_read_ns_per_byte > 0 || warp_op_ns > 0 || warp_issue_model != 0.0;
+               warp_smem_read_ns_per_byte > 0 || warp_op_ns > 0 || warp_issue_model != 0.0 || warp_queue_model != 0.0;
     }
     // Simulator: exposed latency of a tile load, as a multiple of the pointer-chase latencies
     // (hbm_latency_ns, l2_latency_ns). A pointer chase times one dependent 4-byte load on an idle

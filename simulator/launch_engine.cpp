@@ -170,6 +170,7 @@ double tensor_rate(const Rates& r, const Residency& res) {
 struct WarpModel {
     bool on = false;
     bool issue_form = false;
+    bool queue_form = false;                 // Calibration::warp_queue_model (change 26)
     double k = 1, kb = 1, blocks = 1;        // warps per sub-partition (SM full, block alone), B
     double ns_per_tensor_flop_per_warp = 0;  // 0 when no per-warp tensor rate is set
     double iteration_ns = 0;
@@ -184,6 +185,7 @@ struct WarpModel {
     // the phase's comp_latency_ns, a wait before the phase's work joins the SM (start_comp).
     double work(double tensor, double load_bytes, double smem_read_bytes, double ops) const {
         if (issue_form) return (k * issue(load_bytes, smem_read_bytes, ops) + latency(tensor)) / blocks;
+        if (queue_form) return kb * issue(load_bytes, smem_read_bytes, ops);
         const double t_issue = (tensor > 0 ? tensor * inv_warps * ns_per_tensor_flop_per_warp : 0.0) +
                               issue_ns_per_load_byte * load_bytes + ns_per_smem_read_byte * smem_read_bytes +
                               ns_per_op * ops;
@@ -234,6 +236,10 @@ WarpModel warp_model(const Rates& r, const Launch& launch, const Residency& res)
     // Issue form: the cap is set from the launch's first phase with work (Engine::load_program);
     // until then, the issue-bound value.
     if (m.issue_form) m.job_cap = std::min(1.0, k / (kb * b));
+    // Queue form: the latency is the phase's wait (comp_latency_ns) and the block's issue its
+    // work, which the SM server shares among the resident blocks without a cap.
+    m.queue_form = r.warp_queue_model;
+    if (m.queue_form) m.job_cap = 1.0;
     return m;
 }
 
@@ -508,7 +514,9 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
             }
         }
         ph.first_iteration = static_cast<std::uint32_t>(slot.phases.size());
-        ph.comp_latency_ns = (warp_.on && !warp_.issue_form && tensor > 0) ? warp_.iteration_ns : 0.0;
+        ph.comp_latency_ns = (warp_.on && !warp_.issue_form && tensor > 0)
+                                 ? (warp_.queue_form ? warp_.latency(tensor) : warp_.iteration_ns)
+                                 : 0.0;
         ph.comp_ns = memo_comp_ns_;
         ph.frac = memo_frac_;
         ph.smem_bytes = smem;
