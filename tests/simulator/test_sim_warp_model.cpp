@@ -332,3 +332,71 @@ TEST_CASE("warp model, issue form: the flag is optional, 0 or 1, excludes the ov
     CHECK(both.error().message.find("warp_overlap_exponent") != std::string::npos);
     CHECK(both.error().message.find("warp_issue_model") != std::string::npos);
 }
+
+// The queue form (Calibration::warp_queue_model = 1, docs/validation change 26): a phase of an
+// mma loop waits its warp's latency L (mma chain + warp_iteration_ns), which nobody shares, and
+// then its block's issue k_b I joins the SM server, which the resident blocks share. Identical
+// blocks that start together stay in step, so B of them take L + B k_b I per iteration: the
+// issue grows with B, the latency does not.
+namespace {
+
+Hardware queue_gpu() {
+    Hardware hw = quiet_gpu();
+    hw.calibration.warp_queue_model = 1;
+    hw.calibration.tensor_flops_per_cycle_per_warp = 64;
+    hw.calibration.warp_iteration_ns = 300;
+    hw.calibration.warp_load_issue_ns_per_byte = 400;  // 4 KiB per block and iteration
+    return hw;
+}
+
+}  // namespace
+
+TEST_CASE("warp model, queue form: B blocks in step take iterations x (L + B k_b I)", "[sim][warp_model][queue]") {
+    Hardware hw = queue_gpu();
+    const double flops = 4e7;  // per block and iteration; the SM's tensor pipe needs 5.3 us of it
+    const std::int64_t iters = 4;
+    const double per_warp_flops_per_ns = 64 * hw.sm_clock_hz * 1e-9;
+    // 8 warps per block on 4 sub-partitions: k_b = 2. I = 400 ns/B x 4096 B / 256 threads.
+    const double I = 400.0 * 4096 / 256;
+    const double L = flops / 8 / per_warp_flops_per_ns + 300;
+    for (int b = 1; b <= 3; ++b) {
+        INFO("blocks per SM " << b);
+        const Launch l = test::tensor_launch(132 * b, 256, flops, iters);
+        CHECK(duration(l, hw) == Approx(iters * (L + 2.0 * b * I)).epsilon(0.01));
+        // A longer chain adds its length once per iteration, whatever B: it is latency.
+        const Launch longer = test::tensor_launch(132 * b, 256, 2 * flops, iters);
+        CHECK(duration(longer, hw) - duration(l, hw) ==
+              Approx(iters * flops / 8 / per_warp_flops_per_ns).epsilon(0.01));
+    }
+    // When the tensor pipe needs more than the issue, the pipe is the shared work.
+    Hardware slow_issue = hw;
+    slow_issue.calibration.warp_load_issue_ns_per_byte = 1;  // I = 16 ns, far below the pipe's 5.3 us
+    const double one = duration(test::tensor_launch(132, 256, flops, iters), slow_issue) / iters - L;
+    const double two = duration(test::tensor_launch(2 * 132, 256, flops, iters), slow_issue) / iters - L;
+    CHECK(one == Approx(flops / (slow_issue.tensor_fp16_flops_per_s * 1e-9 / slow_issue.sm_count)).epsilon(0.05));
+    CHECK(two == Approx(2 * one).epsilon(0.01));
+}
+
+TEST_CASE("warp model, queue form: the flag is 0 or 1, excludes the issue form and the overlap exponent",
+          "[sim][warp_model][queue][profile]") {
+    Hardware hw = test::test_gpu();
+    hw.calibration.calibrated = true;
+    hw.calibration.warp_iteration_ns = 100;
+    CHECK(hardware_to_json(hw).find("warp_queue_model") == std::string::npos);
+    hw.calibration.warp_queue_model = 1;
+    CHECK(hw.calibration.warp_model());
+    auto back = parse_hardware(hardware_to_json(hw), "test");
+    REQUIRE(back.ok());
+    CHECK(back->calibration.warp_queue_model == 1);
+    auto bad = parse_hardware(test::with_field(hardware_to_json(hw), "warp_queue_model", "2"), "test");
+    REQUIRE_FALSE(bad.ok());
+    CHECK(bad.error().message.find("warp_queue_model") != std::string::npos);
+    for (const bool issue : {false, true}) {
+        Hardware both = hw;
+        if (issue) both.calibration.warp_issue_model = 1;
+        else both.calibration.warp_overlap_exponent = 0.6;
+        auto r = sim::simulate(test::test_workload(), {test::tensor_launch(1, 64, 1e3)}, both, sim::Options{});
+        REQUIRE_FALSE(r.ok());
+        CHECK(r.error().message.find("warp_queue_model") != std::string::npos);
+    }
+}

@@ -309,6 +309,11 @@ TEST_CASE("validate: the warp model's issue form changes the profile fingerprint
     CHECK(issue == profile_fingerprint(h));
     h.calibration.warp_issue_model = 0;
     CHECK(profile_fingerprint(h) == power);
+    h.calibration.warp_queue_model = 1;  // the queue form (change 26) too
+    CHECK(profile_fingerprint(h) != power);
+    CHECK(profile_fingerprint(h) != issue);
+    h.calibration.warp_queue_model = 0;
+    CHECK(profile_fingerprint(h) == power);
 }
 
 TEST_CASE("validate: the L1 fields change the profile fingerprint, their defaults do not", "[validate][cache]") {
