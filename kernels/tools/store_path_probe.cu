@@ -60,6 +60,27 @@ __global__ void coalesced_store(__half* c, long rows) {
         reinterpret_cast<uint4*>(c)[i] = v;
 }
 
+// CUDA-event times of `launch`, 9 runs less 2 warm-ups, sorted into `ms`; false on a CUDA error.
+template <class F>
+bool timed(std::vector<float>& ms, F launch) {
+    cudaEvent_t e0, e1;
+    cudaEventCreate(&e0);
+    cudaEventCreate(&e1);
+    for (int r = 0; r < 9; ++r) {
+        cudaEventRecord(e0);
+        launch();
+        cudaEventRecord(e1);
+        cudaEventSynchronize(e1);
+        float m = 0;
+        cudaEventElapsedTime(&m, e0, e1);
+        if (r >= 2) ms.push_back(m);
+    }
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    std::sort(ms.begin(), ms.end());
+    return cudaGetLastError() == cudaSuccess;
+}
+
 // Per 16 x 64 piece: read `ratio` x 2 KiB of `in` (16 bytes per lane per load, the piece's place
 // in a 16 MiB window), then (if `store`) write the piece as fragments with a value that depends
 // on what was read, so neither half is dead code.
@@ -97,25 +118,13 @@ __global__ void read_then_store(const uint4* __restrict__ in, __half* c, long ro
 
 bool run_mixed(const char* kind, const uint4* in, __half* c, long bytes, int sms, int warps, int ratio, float* sink) {
     const long rows = bytes / 2 / kCols;
-    cudaEvent_t e0, e1;
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
-    std::vector<float> ms;
     const bool store = std::strcmp(kind, "read_only") != 0;
-    for (int r = 0; r < 9; ++r) {
-        cudaEventRecord(e0);
-        if (store) read_then_store<true><<<sms, warps * 32, kSmemBytes>>>(in, c, rows, ratio, sink);
-        else read_then_store<false><<<sms, warps * 32, kSmemBytes>>>(in, c, rows, ratio, sink);
-        cudaEventRecord(e1);
-        cudaEventSynchronize(e1);
-        float m = 0;
-        cudaEventElapsedTime(&m, e0, e1);
-        if (r >= 2) ms.push_back(m);
-    }
-    cudaEventDestroy(e0);
-    cudaEventDestroy(e1);
-    if (cudaGetLastError() != cudaSuccess) return false;
-    std::sort(ms.begin(), ms.end());
+    std::vector<float> ms;
+    if (!timed(ms, [&] {
+            if (store) read_then_store<true><<<sms, warps * 32, kSmemBytes>>>(in, c, rows, ratio, sink);
+            else read_then_store<false><<<sms, warps * 32, kSmemBytes>>>(in, c, rows, ratio, sink);
+        }))
+        return false;
     std::printf(
         "{\"probe\":\"store_path\",\"kind\":\"%s\",\"sms\":%d,\"warps_per_sm\":%d,\"bytes_stored\":%ld,"
         "\"bytes_read\":%ld,\"read_ratio\":%d,\"ms\":%.4f,\"ms_min\":%.4f,\"ms_max\":%.4f}\n",
@@ -125,24 +134,12 @@ bool run_mixed(const char* kind, const uint4* in, __half* c, long bytes, int sms
 
 bool run(bool fragment, __half* c, long bytes, int sms, int warps) {
     const long rows = bytes / 2 / kCols;
-    cudaEvent_t e0, e1;
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
     std::vector<float> ms;
-    for (int r = 0; r < 9; ++r) {
-        cudaEventRecord(e0);
-        if (fragment) fragment_store<<<sms, warps * 32, kSmemBytes>>>(c, rows);
-        else coalesced_store<<<sms, warps * 32, kSmemBytes>>>(c, rows);
-        cudaEventRecord(e1);
-        cudaEventSynchronize(e1);
-        float m = 0;
-        cudaEventElapsedTime(&m, e0, e1);
-        if (r >= 2) ms.push_back(m);
-    }
-    cudaEventDestroy(e0);
-    cudaEventDestroy(e1);
-    if (cudaGetLastError() != cudaSuccess) return false;
-    std::sort(ms.begin(), ms.end());
+    if (!timed(ms, [&] {
+            if (fragment) fragment_store<<<sms, warps * 32, kSmemBytes>>>(c, rows);
+            else coalesced_store<<<sms, warps * 32, kSmemBytes>>>(c, rows);
+        }))
+        return false;
     const double t = ms[ms.size() / 2] * 1e-3;
     std::printf(
         "{\"probe\":\"store_path\",\"kind\":\"%s\",\"sms\":%d,\"warps_per_sm\":%d,\"bytes\":%ld,\"ms\":%.4f,"

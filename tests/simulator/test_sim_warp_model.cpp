@@ -251,14 +251,18 @@ TEST_CASE("warp model: a one-wave grid of B blocks per SM takes wait + B x work 
 // overlapped by their issue); the B blocks of an SM finish an iteration together in k I + L.
 namespace {
 
-Hardware issue_gpu() {
+// The issue and queue forms' tests share this GPU: 64 FLOP per cycle per warp, 300 ns fixed, 400
+// ns per loaded byte per thread (4 KiB per block and iteration), with `form` (a flag) set.
+Hardware form_gpu(double Calibration::*form) {
     Hardware hw = quiet_gpu();
-    hw.calibration.warp_issue_model = 1;
+    hw.calibration.*form = 1;
     hw.calibration.tensor_flops_per_cycle_per_warp = 64;
     hw.calibration.warp_iteration_ns = 300;
-    hw.calibration.warp_load_issue_ns_per_byte = 400;  // 4 KiB per block and iteration
+    hw.calibration.warp_load_issue_ns_per_byte = 400;
     return hw;
 }
+
+Hardware issue_gpu() { return form_gpu(&Calibration::warp_issue_model); }
 
 }  // namespace
 
@@ -340,14 +344,7 @@ TEST_CASE("warp model, issue form: the flag is optional, 0 or 1, excludes the ov
 // issue grows with B, the latency does not.
 namespace {
 
-Hardware queue_gpu() {
-    Hardware hw = quiet_gpu();
-    hw.calibration.warp_queue_model = 1;
-    hw.calibration.tensor_flops_per_cycle_per_warp = 64;
-    hw.calibration.warp_iteration_ns = 300;
-    hw.calibration.warp_load_issue_ns_per_byte = 400;  // 4 KiB per block and iteration
-    return hw;
-}
+Hardware queue_gpu() { return form_gpu(&Calibration::warp_queue_model); }
 
 }  // namespace
 
