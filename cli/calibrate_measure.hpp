@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "core/hardware.hpp"
 
@@ -26,6 +27,7 @@ struct MeasureDatasetOptions {
     int warmup = 2;
     bool counters = true;      // false: time only (CUPTI not used; byte metrics NaN), e.g. to re-time a data set
     double time_budget_s = 0;  // 0 = none; else cases left when it runs out are written as skipped
+    std::vector<std::string> cases_matching;  // non-empty: only the cases whose name contains one of them
 };
 
 MeasureDatasetResult measure_dataset(const std::string& path, const Hardware& hw,

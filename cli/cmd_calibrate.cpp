@@ -60,6 +60,10 @@ int run_calibrate(int argc, char** argv) {
         ("measure-dataset", po::value<std::string>(),
          "CUDA builds: measure microbenchmarks + every data-set case into this JSONL file and stop")
         ("microbench-only", "with --measure-dataset: the microbenchmarks only (seconds), no cases")
+        ("cases-matching", po::value<std::vector<std::string>>()->composing(),
+         "with --measure-dataset: only the data-set cases whose name contains this text (e.g. "
+         "'softmax/fp16/safe/r8192/c1024|'); repeatable (any one matches). To measure cases added to "
+         "validate/dataset_cases.cpp and append them to a data set; the microbenchmarks still run")
         ("also-train", po::value<std::vector<std::string>>()->composing(),
          "a JSONL of extra measured cases (e.g. a residency series) that all join the time fit, "
          "whatever their hash; repeatable. Refused if a case shares a held-out sweep's shape; "
@@ -138,6 +142,13 @@ int run_calibrate(int argc, char** argv) {
     if (mo.microbench_only && vm.count("measure-dataset") == 0)
         return cli_fail(2, "calibrate: --microbench-only needs --measure-dataset FILE");
     if (!(mo.time_budget_s >= 0)) return cli_fail(2, "calibrate: --time-budget-s must be >= 0");
+    if (vm.count("cases-matching") != 0) {
+        if (vm.count("measure-dataset") == 0)
+            return cli_fail(2, "calibrate: --cases-matching needs --measure-dataset FILE");
+        mo.cases_matching = vm["cases-matching"].as<std::vector<std::string>>();
+        for (const std::string& m : mo.cases_matching)
+            if (m.empty()) return cli_fail(2, "calibrate: --cases-matching must not be empty");
+    }
     if (vm.count("measure-dataset") != 0) {
         const std::string path = vm["measure-dataset"].as<std::string>();
         const MeasureDatasetResult m = measure_dataset(path, *base, mo, std::cerr);

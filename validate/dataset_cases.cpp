@@ -1,5 +1,6 @@
 #include "validate/dataset_cases.hpp"
 
+#include <algorithm>
 #include <array>
 #include <string>
 
@@ -70,9 +71,21 @@ std::vector<WorkloadSpec> dataset_case_specs() {
     struct Rows {
         std::int64_t rows, cols;
     };
-    constexpr std::array<Rows, 4> kSoftmax = {{{16384, 1024}, {16384, 4096}, {4096, 16384}, {65536, 2048}}};
+    // The first four shapes (2026-11-21); then (docs/validation change 27, 2026-11-25) a grid
+    // written before it was measured: 2^24 and 2^26 elements, every power-of-two row length
+    // from 512 to 32768 columns, the shapes not already above. The hash put all eight of the
+    // first shapes' sweeps on the held-out side; the grid's sweeps fall where it puts them.
+    std::vector<Rows> softmax_shapes = {{16384, 1024}, {16384, 4096}, {4096, 16384}, {65536, 2048}};
+    for (const std::int64_t elements : {std::int64_t{1} << 24, std::int64_t{1} << 26})
+        for (std::int64_t cols = 512; cols <= 32768; cols *= 2) {
+            const Rows r{elements / cols, cols};
+            const bool known = std::any_of(softmax_shapes.begin(), softmax_shapes.end(), [&](const Rows& o) {
+                return o.rows == r.rows && o.cols == r.cols;
+            });
+            if (!known) softmax_shapes.push_back(r);
+        }
     for (const char* variant : {"safe", "online"})
-        for (const Rows& r : kSoftmax)
+        for (const Rows& r : softmax_shapes)
             for (const std::int64_t warps : {1, 2, 4}) {
                 WorkloadSpec s;
                 s.kernel = "softmax";

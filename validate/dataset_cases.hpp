@@ -10,7 +10,9 @@
 //     8 warps), softmax 1 row per block.
 //   gemm fp16: 8 shapes (square, tall, wide, deep; multiples of 128, at most 4096^3 of work)
 //     x tiles (m, n) in {64, 128}^2 (k 32, stages 3, 8 warps)  = 32 cases.
-//   softmax fp16: safe and online, 4 shapes x warps {1, 2, 4} (n = warps * 256, 1 row/block).
+//   softmax fp16: safe and online, 15 shapes x warps {1, 2, 4} (n = warps * 256, 1 row/block)
+//     = 90 cases: 16384 x 1024, 16384 x 4096, 4096 x 16384, 65536 x 2048, and the rest of the
+//     grid rows x cols = 2^24 and 2^26 elements, cols = 512 ... 32768 (powers of two).
 #pragma once
 
 #include <vector>

@@ -97,6 +97,8 @@ TEST_CASE("bad input: exit code 2 and one error line", "[cli]") {
              "compare --seq 0",
              "profiles --format yaml",
              "bench --seconds -1",
+             "calibrate --gpu h100-sxm --cases-matching softmax",
+             "calibrate --gpu h100-sxm --measure-dataset /tmp/x.jsonl --cases-matching ''",
          }) {
         expect_bad_input(args);
     }

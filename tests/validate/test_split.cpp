@@ -53,7 +53,7 @@ TEST_CASE("the split puts sweeps on both sides", "[validate][split]") {
 
 TEST_CASE("every data-set case is a valid workload that lowers on the H100 profile", "[validate][dataset]") {
     const auto specs = dataset_case_specs();
-    CHECK(specs.size() == 48 + 108 + 108 + 32 + 24);
+    CHECK(specs.size() == 48 + 108 + 108 + 32 + 90);
     auto hw = load_hardware("h100-sxm");
     REQUIRE(hw.ok());
     std::size_t train = 0;
