@@ -16,7 +16,7 @@ TEST_CASE("lower() gives every measured launch its compiled registers and blocks
     REQUIRE(hw.ok());
     auto data = validate::load_dataset(TILESCOPE_SOURCE_DIR "/profiles/validation/h100-sxm-dataset.jsonl");
     REQUIRE(data.ok());
-    REQUIRE(data->cases.size() == 320);
+    REQUIRE(data->cases.size() == 386);
     int attention_and_gemm = 0;
     for (const auto& c : data->cases) {
         auto launches = lower(c.measured.workload, *hw);

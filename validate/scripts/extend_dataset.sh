@@ -26,4 +26,4 @@ done
 git rev-parse HEAD > "$OUT/commit.txt" 2>/dev/null
 date -u +%FT%TZ > "$OUT/date.txt"
 cat "$OUT/nvidia-smi.csv"
-tail -2 "$OUT/measure.log" "$OUT/pass1.log" "$OUT/pass2.log"
+tail -n 2 "$OUT/measure.log" "$OUT/pass1.log" "$OUT/pass2.log"
