@@ -55,7 +55,7 @@ def softmax_flags(w):
             str(w["stages"]))
 
 
-def launches(dataset, train, also):
+def launches(dataset, train, also, dataset_softmax=True):
     """(softmax workload flags, measured lts) per launch."""
     out = []
     for line in open(dataset):
@@ -63,7 +63,7 @@ def launches(dataset, train, also):
             continue
         d = json.loads(line)
         w = d["workload"]
-        if w["kernel"] == "softmax" and softmax_case_name(w) in train:  # change 27's training grid
+        if w["kernel"] == "softmax" and dataset_softmax and softmax_case_name(w) in train:  # change 27's grid
             out.append((softmax_flags(w), d["launches"][0]["metrics"]["lts__t_bytes.sum"]))
             continue
         if w["kernel"] != "attention-naive" or case_name(w) not in train:
@@ -102,12 +102,14 @@ def main():
     ap.add_argument("--also", action="append", default=[], help="extra measured series (softmax lines are used)")
     ap.add_argument("--grid", default="0.30:1.00:0.05", help="first:last:step of the fraction (default 0.30:1.00:0.05)")
     ap.add_argument("--lru", action="store_true", help="keep LRU replacement (the comparison: --grid 1:1:1 --lru)")
+    ap.add_argument("--no-dataset-softmax", action="store_true",
+                    help="leave out the data set's softmax cases (change 25's 31 launches)")
     ap.add_argument("--tilescope", default="build/release/bin/tilescope")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     a = ap.parse_args()
 
     train = training_naive_cases(a.tilescope, a.gpu, a.dataset, a.predictions)
-    pts = launches(a.dataset, train, a.also)
+    pts = launches(a.dataset, train, a.also, not a.no_dataset_softmax)
     if not pts:
         sys.exit("fit_l1.py: no training launch reads through the L1")
     distinct = sorted({f for f, _ in pts})
