@@ -70,22 +70,13 @@ MeasureDatasetResult measure_dataset(const std::string& path, const Hardware& hw
         double cost_ns;
     };
     std::vector<Item> items;
-    for (const WorkloadSpec& s : validate::dataset_case_specs()) {
-        auto w = make_workload(s);
-        if (!w) return {1, "data-set case does not validate: " + w.error().message, 0};
-        if (options.training_only && validate::split_of(*w) != validate::Split::train) continue;
-        std::string name = validate::case_name(*w);
-        if (!options.cases_matching.empty() &&
-            std::none_of(options.cases_matching.begin(), options.cases_matching.end(),
-                         [&](const std::string& m) { return name.find(m) != std::string::npos; }))
-            continue;
+    auto cases = validate::dataset_cases(options.training_only, options.cases_matching);
+    if (!cases) return {options.cases_matching.empty() ? 1 : 2, cases.error().message, 0};
+    for (const Workload& w : *cases) {
         double cost = 0;
-        if (auto l = lower(*w, hw); l) cost = analytic(*w, *l, hw).total[Metric::gpu_time_duration];
-        items.push_back({*w, std::move(name), cost});
+        if (auto l = lower(w, hw); l) cost = analytic(w, *l, hw).total[Metric::gpu_time_duration];
+        items.push_back({w, validate::case_name(w), cost});
     }
-    if (items.empty() && !options.microbench_only)
-        return {2, "--cases-matching: no data-set case matches (" + std::to_string(options.cases_matching.size()) +
-                       " pattern(s), first '" + options.cases_matching.front() + "')", 0};
     std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.cost_ns < b.cost_ns; });
 
     std::ofstream out(path, std::ios::binary);

@@ -4,6 +4,8 @@
 #include <array>
 #include <string>
 
+#include "validate/split.hpp"
+
 namespace tilescope::validate {
 
 std::vector<WorkloadSpec> dataset_case_specs() {
@@ -98,6 +100,25 @@ std::vector<WorkloadSpec> dataset_case_specs() {
                 s.warps = warps;
                 out.push_back(s);
             }
+    return out;
+}
+
+Result<std::vector<Workload>> dataset_cases(bool training_only, const std::vector<std::string>& matching) {
+    std::vector<Workload> out;
+    for (const WorkloadSpec& s : dataset_case_specs()) {
+        auto w = make_workload(s);
+        if (!w) return make_error("data-set case does not validate: " + w.error().message);
+        if (training_only && split_of(*w) != Split::train) continue;
+        const std::string name = case_name(*w);
+        if (!matching.empty() && std::none_of(matching.begin(), matching.end(), [&](const std::string& m) {
+                return name.find(m) != std::string::npos;
+            }))
+            continue;
+        out.push_back(*w);
+    }
+    if (out.empty() && !matching.empty())
+        return make_error("--cases-matching: no data-set case matches (" + std::to_string(matching.size()) +
+                          " pattern(s), first '" + matching.front() + "')");
     return out;
 }
 

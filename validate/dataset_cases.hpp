@@ -15,12 +15,19 @@
 //     grid rows x cols = 2^24 and 2^26 elements, cols = 512 ... 32768 (powers of two).
 #pragma once
 
+#include <string>
 #include <vector>
 
+#include "core/result.hpp"
 #include "core/workload.hpp"
 
 namespace tilescope::validate {
 
 std::vector<WorkloadSpec> dataset_case_specs();
+
+// The data-set cases as workloads, in dataset_case_specs() order: the training half only if
+// `training_only`, and, if `matching` is not empty, only those whose case name (split.hpp)
+// contains one of its strings. An error if a spec does not validate or nothing matches.
+Result<std::vector<Workload>> dataset_cases(bool training_only, const std::vector<std::string>& matching);
 
 }  // namespace tilescope::validate

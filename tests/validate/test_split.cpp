@@ -70,3 +70,28 @@ TEST_CASE("every data-set case is a valid workload that lowers on the H100 profi
     CHECK(train > specs.size() / 4);
     CHECK(train < 3 * specs.size() / 4);
 }
+
+TEST_CASE("dataset_cases selects by split and by case-name text (calibrate --cases-matching)", "[validate][dataset]") {
+    auto all = dataset_cases(false, {});
+    REQUIRE(all.ok());
+    CHECK(all->size() == dataset_case_specs().size());
+    auto train = dataset_cases(true, {});
+    REQUIRE(train.ok());
+    CHECK(train->size() == 212);  // the data set's training half (docs/validation, "How the split was made")
+    for (const auto& w : *train) CHECK(split_of(w) == Split::train);
+
+    // One shape of change 27's grid: both variants x three tiles; a second pattern adds its cases.
+    auto one = dataset_cases(false, {"/r1024/c16384|"});
+    REQUIRE(one.ok());
+    CHECK(one->size() == 6);
+    for (const auto& w : *one) CHECK(case_name(w).find("softmax/fp16/") == 0);
+    auto two = dataset_cases(false, {"/r1024/c16384|", "/r512/c32768|"});
+    REQUIRE(two.ok());
+    CHECK(two->size() == 12);
+    // That shape is held out, so the training half has none of it.
+    auto none_in_train = dataset_cases(true, {"/r1024/c16384|"});
+    REQUIRE_FALSE(none_in_train.ok());
+    auto nothing = dataset_cases(false, {"no such case"});
+    REQUIRE_FALSE(nothing.ok());
+    CHECK(nothing.error().message.find("--cases-matching") != std::string::npos);
+}
