@@ -7,12 +7,7 @@
 #   validate/scripts/extend_dataset.sh PATTERN [PATTERN ...]
 #   -> $OUT/new.jsonl, $OUT/pass1.jsonl, $OUT/pass2.jsonl, logs, nvidia-smi before and after.
 # Merge here:  retime_merge.py $OUT/new.jsonl $OUT/pass1.jsonl $OUT/pass2.jsonl --out merged.jsonl
-set -u
-OUT=${OUT:-/tmp/tilescope_out}
-mkdir -p "$OUT"
-export LD_LIBRARY_PATH="$PWD/.deps/calib/lib:/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64:${LD_LIBRARY_PATH:-}"
-export TILESCOPE_PROFILE_DIR="$PWD/profiles"
-B=.deps/calib/bin/tilescope
+. "$(dirname "$0")/device_env.sh"
 M=()
 for p in "$@"; do M+=(--cases-matching "$p"); done
 smi() { nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,clocks.max.sm,clocks.max.mem,power.limit,temperature.gpu --format=csv >> "$OUT/nvidia-smi.csv" 2>&1; }

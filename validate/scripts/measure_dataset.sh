@@ -4,12 +4,7 @@
 # Cases run cheapest first; after BUDGET_S seconds the rest are written as "skipped".
 # Usage (repo root on the GPU machine, .deps/calib carried):
 #   validate/scripts/measure_dataset.sh [BUDGET_S]     -> $OUT/<profile>-dataset.jsonl, logs
-set -u
-OUT=${OUT:-/tmp/tilescope_out}
-mkdir -p "$OUT"
-export LD_LIBRARY_PATH="$PWD/.deps/calib/lib:/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64:${LD_LIBRARY_PATH:-}"
-export TILESCOPE_PROFILE_DIR="$PWD/profiles"
-B=.deps/calib/bin/tilescope
+. "$(dirname "$0")/device_env.sh"
 BUDGET_S=${1:-470}
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem,power.limit --format=csv > "$OUT/nvidia-smi.csv" 2>&1
 cat "$OUT/nvidia-smi.csv"
