@@ -92,6 +92,15 @@ struct Calibration {
     // flash1 inner step with d = 128 (Q_i and O_i: 512 B per thread) waits for its last 16-byte
     // request much longer. 0 = none (the default).
     double load_latency_ns_per_byte = 0.0;
+    // Simulator: the same round trip grows with the traffic the memory system carries: this many
+    // ns per TB/s that loads in flight GPU-wide move (docs/validation change 27: on the H100 a
+    // loop with one 16-byte load per lane in flight takes about 0.45 us + 0.15 us per TB/s in use,
+    // measured over 0.5-1.5 TB/s). With B bytes in flight (every load phase issued and not yet
+    // back, one iteration's worth each) and L0 the latency above, Little's law (throughput = B / L)
+    // gives L = L0 + c B / L, solved for L. The bandwidth bound is kept as before (a load is back
+    // no sooner than its bytes are served). 0 = none (the default: profiles without the field
+    // predict exactly as before).
+    double load_latency_ns_per_tbps = 0.0;
     // Simulator: the rate, bytes/s for the whole GPU, at which stores written as mma accumulator
     // fragments (Launch::fragment_stores(): 4 bytes per lane, half of a 32-byte sector per request)
     // drain through the L2. Fitted by calibrate (the calibrated H100 profile: 0.92 TB/s); measured

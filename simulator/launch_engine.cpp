@@ -69,6 +69,7 @@ struct Job {
     // Loads: the earliest the data can be back, issue + the job's uncontended transfer time +
     // latency. Queueing in the servers overlaps the latency (see part_served).
     double earliest_done_ns = 0;
+    double inflight_bytes = 0;  // loads: what the job adds to the bytes in flight (one iteration's)
 };
 
 struct Slot {
@@ -288,8 +289,12 @@ private:
     // From issue to the earliest return of a streamed (coarsened, pipelined) phase's loads: what
     // its G iterations of the real pipeline take when latency-bound (see the definition).
     // `drain_ns`, `alone_ns`: the burst-drain term and the uncontended transfer of all G.
+    // The memory round trip `base_ns` (ns) with `inflight` bytes of loads in flight GPU-wide:
+    // Rates::load_latency_ns_per_tbps (c) adds c ns per TB/s those bytes move, L = base + c B / L
+    // (Little's law), solved for L; base itself without the term or without a base.
+    double queued_latency(double base_ns, double inflight) const;
     double streamed_window(const Phase& ph, std::uint32_t phase, std::uint32_t missing_steps,
-                           std::uint32_t l1_steps, double drain_ns, double alone_ns) const;
+                           std::uint32_t l1_steps, double drain_ns, double alone_ns, double inflight) const;
     // A phase's compute with its block alone on the SM (at the SM server's per-job rate; every
     // SM server is configured alike), without the warp model's fixed wait.
     double comp_alone_ns(const Phase& ph) const {
@@ -321,6 +326,7 @@ private:
     bool issue_cap_from_mma_ = false;   // ... set from an mma phase (final)
     double lrc_in_step_;  // chance that blocks reading the same tile start in step (0: no coalescer)
     double lrc_merged_ = 0;  // expected read bytes the coalescer merged
+    double inflight_bytes_ = 0;  // loads issued and not back, one iteration's bytes per phase
     // Requests on their way that a request for the same region may still join: region -> when it
     // was issued, when it can be back. A joined entry is removed (requests merge in pairs).
     struct LrcKey {
@@ -615,23 +621,35 @@ bool Engine::issue_mem(std::uint32_t slot_id, std::uint32_t phase) {
     double alone_ns = 0;
     if (l2 > 0) alone_ns = std::max(alone_ns, l2 / servers_[kL2Server].solo_rate());
     if (hbm > 0) alone_ns = std::max(alone_ns, hbm / servers_[kHbmServer].solo_rate());
+    // The bytes this phase keeps in flight while it waits: one iteration's requests (a coarsened
+    // phase stands for `iterations` of them in sequence; a streamed one keeps up to `stages` of
+    // them in flight). L1 hits never reach the memory system.
+    const double iterations = std::max<double>(1, ph.iterations);
+    j.inflight_bytes = requested / iterations *
+                       (ph.streamed ? std::min(iterations, static_cast<double>(std::max(1, launch_.stages))) : 1.0);
+    const double inflight = inflight_bytes_ + j.inflight_bytes;
     if (ph.streamed) {
         // The window covers the transfer too: the latency is what it leaves.
-        j.latency_ns = std::max(0.0, streamed_window(ph, phase, missing_steps, l1_steps, loaded * per_byte, alone_ns) -
+        j.latency_ns = std::max(0.0, streamed_window(ph, phase, missing_steps, l1_steps, loaded * per_byte, alone_ns,
+                                                     inflight) -
                                          alone_ns);
     } else {
         // One phase: HBM latency if anything missed, else L2 latency, else (all L1 hits) L1
         // latency. A coarsened serial phase pays one latency per iteration: HBM's for the share
         // of its load steps that missed, L1's for the share that L1 served alone, L2's for the rest.
         if (ph.latency_scale <= 1) {
-            j.latency_ns = acc.fill_bytes > 0 ? st_.rates.hbm_latency_ns
-                                              : (requested > 0 ? st_.rates.l2_latency_ns : (l1_hits > 0 ? st_.rates.l1_latency_ns : 0.0));
+            j.latency_ns = acc.fill_bytes > 0 ? queued_latency(st_.rates.hbm_latency_ns, inflight)
+                                              : (requested > 0 ? queued_latency(st_.rates.l2_latency_ns, inflight)
+                                                               : (l1_hits > 0 ? st_.rates.l1_latency_ns : 0.0));
         } else {
             const double steps = static_cast<double>(ph.load_end - ph.load_begin);
             const double miss_share = static_cast<double>(missing_steps) / steps;
             const double l1_share = static_cast<double>(l1_steps) / steps;
+            const double memory = miss_share * st_.rates.hbm_latency_ns +
+                                  std::max(0.0, 1 - miss_share - l1_share) * st_.rates.l2_latency_ns;
             j.latency_ns = ph.latency_scale * (miss_share * st_.rates.hbm_latency_ns + l1_share * st_.rates.l1_latency_ns +
-                                               std::max(0.0, 1 - miss_share - l1_share) * st_.rates.l2_latency_ns);
+                                               std::max(0.0, 1 - miss_share - l1_share) * st_.rates.l2_latency_ns +
+                                               (queued_latency(memory, inflight) - memory));  // 0 without the term
         }
         // Burst drain: the last of a thread's requests returns later the more it loads (a coarsened
         // serial phase holds G iterations' bytes, i.e. G bursts paid in sequence).
@@ -648,6 +666,7 @@ bool Engine::issue_mem(std::uint32_t slot_id, std::uint32_t phase) {
     }
     const std::uint32_t id = new_job(j);
     ++slot.outstanding;
+    inflight_bytes_ += j.inflight_bytes;
     if (j.pending == 0) {
         push(now_ + j.latency_ns, EventKind::job, id);
         return false;
@@ -671,14 +690,24 @@ bool Engine::issue_mem(std::uint32_t slot_id, std::uint32_t phase) {
 // the burst drain. Before 2026-11-25 a streamed phase paid one latency per G iterations, which
 // made a latency-bound loop up to G / s times too fast (naive attention's P V launch at
 // N = 2048, 128 x 128 tiles, G = 2: 905 us coarsened against 1140 us exact).
+double Engine::queued_latency(double base_ns, double inflight) const {
+    const double c = st_.rates.load_latency_ns_per_tbps;
+    if (c <= 0 || base_ns <= 0 || inflight <= 0) return base_ns;
+    // 1 TB/s = 1000 bytes/ns: L = base + (c / 1000) B / L, i.e. L^2 - base L - (c / 1000) B = 0.
+    const double q = c * 1e-3 * inflight;
+    return 0.5 * (base_ns + std::sqrt(base_ns * base_ns + 4.0 * q));
+}
+
 double Engine::streamed_window(const Phase& ph, std::uint32_t phase, std::uint32_t missing_steps,
-                               std::uint32_t l1_steps, double drain_ns, double alone_ns) const {
+                               std::uint32_t l1_steps, double drain_ns, double alone_ns, double inflight) const {
     const double g = std::max<double>(1, ph.iterations);
     const double steps = std::max<double>(1, ph.load_end - ph.load_begin);
     const double miss = std::min(1.0, static_cast<double>(missing_steps) / g);
     const double l1 = std::min(1.0 - miss, static_cast<double>(l1_steps) / steps);
+    const double memory = miss * st_.rates.hbm_latency_ns + std::max(0.0, 1 - miss - l1) * st_.rates.l2_latency_ns;
     const double l_it = miss * st_.rates.hbm_latency_ns + l1 * st_.rates.l1_latency_ns +
-                        std::max(0.0, 1 - miss - l1) * st_.rates.l2_latency_ns + (drain_ns + alone_ns) / g;
+                        std::max(0.0, 1 - miss - l1) * st_.rates.l2_latency_ns + (drain_ns + alone_ns) / g +
+                        (queued_latency(memory, inflight) - memory);  // 0 without the queueing term
     const double c_it = (ph.comp_latency_ns + comp_alone_ns(ph)) / g;
     const double s = static_cast<double>(std::max(1, launch_.stages));
     const double period = (l_it + c_it) / s;
@@ -875,6 +904,7 @@ void Engine::job_complete(std::uint32_t job) {
     if (j.kind == JobKind::store) return;  // posted: its block may have retired already
     Slot& slot = slots_[j.slot];
     --slot.outstanding;
+    if (j.kind == JobKind::mem) inflight_bytes_ = std::max(0.0, inflight_bytes_ - j.inflight_bytes);
     switch (j.kind) {
         case JobKind::mem:
             slot.mem_done[j.phase] = 1;

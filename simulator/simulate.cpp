@@ -83,11 +83,13 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
         !std::isfinite(c.warp_load_issue_ns_per_byte) || !(c.load_latency_ns_per_byte >= 0) ||
         !std::isfinite(c.load_latency_ns_per_byte) || !(c.fragment_store_bytes_per_s >= 0) ||
         !std::isfinite(c.fragment_store_bytes_per_s) || !(c.warp_smem_read_ns_per_byte >= 0) ||
-        !std::isfinite(c.warp_smem_read_ns_per_byte) || !(c.warp_op_ns >= 0) || !std::isfinite(c.warp_op_ns)) {
+        !std::isfinite(c.warp_smem_read_ns_per_byte) || !(c.warp_op_ns >= 0) || !std::isfinite(c.warp_op_ns) ||
+        !(c.load_latency_ns_per_tbps >= 0) || !std::isfinite(c.load_latency_ns_per_tbps)) {
         return make_error("profile " + hw.name +
                           ": l2_bytes, latencies, overheads, calibration.tensor_flops_per_cycle_per_warp, "
                           "warp_iteration_ns, warp_load_issue_ns_per_byte, warp_smem_read_ns_per_byte, "
-                          "warp_op_ns, load_latency_ns_per_byte and fragment_store_bytes_per_s must be >= 0");
+                          "warp_op_ns, load_latency_ns_per_byte, load_latency_ns_per_tbps and "
+                          "fragment_store_bytes_per_s must be >= 0");
     }
     for (const auto& [v, what] : {std::pair{c.lrc_in_step_one_block, "lrc_in_step_one_block"},
                                   std::pair{c.lrc_in_step_several_blocks, "lrc_in_step_several_blocks"}}) {
@@ -139,6 +141,7 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
     r.l2_latency_ns = hw.l2_latency_ns * c.load_latency_scale;
     r.l1_latency_ns = hw.l1_latency_ns;
     r.load_latency_ns_per_byte = c.load_latency_ns_per_byte;
+    r.load_latency_ns_per_tbps = c.load_latency_ns_per_tbps;
     r.fragment_store_bytes_per_ns = c.fragment_store_bytes_per_s * 1e-9;
     r.l1_random_replacement = c.l1_random_replacement != 0.0;
     r.l1_capacity_fraction = c.l1_capacity_fraction;

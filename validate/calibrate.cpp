@@ -74,6 +74,8 @@ double fit_start(const std::string& name, double v) {
     // Loaded tile latency: start at twice the pointer chase.
     if (name == "load_latency_scale" && v == 1.0) return 2.0;
     if (name == "load_latency_ns_per_byte" && v <= 0) return 1.0;
+    // Queueing: the 0.15 us per TB/s that change 27's softmax grid shows (docs/validation).
+    if (name == "load_latency_ns_per_tbps" && v <= 0) return 150.0;
     // ~0.05 ns per fragment byte a warp reads (an ldmatrix.x4, 512 B, every ~13 cycles) and
     // ~0.5 ns per scalar operation (a dependent FP32 chain, ~2 cycles each at half overlap).
     if (name == "warp_smem_read_ns_per_byte" && v <= 0) return 0.05;

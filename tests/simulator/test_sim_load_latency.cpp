@@ -3,6 +3,7 @@
 // with scale 1 and both latencies (hbm_latency_ns, l2_latency_ns) multiplied by k predicts.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <string>
 
 #include "core/hardware.hpp"
@@ -223,4 +224,69 @@ TEST_CASE("latency overlaps queueing: bandwidth-bound short loads reach the band
     const double t_one = test::run({one}, hw, false).total[Metric::gpu_time_duration];
     CHECK(t_one >= 64 * hw.hbm_latency_ns);
     CHECK(t_one < 64 * (hw.hbm_latency_ns + 50.0));
+}
+
+// Calibration::load_latency_ns_per_tbps (docs/validation change 27): the round trip grows by c ns
+// per TB/s that the loads in flight move; with B bytes in flight, L = L0 + (c / 1000) B / L.
+TEST_CASE("queueing latency: a lone block's loads wait L solved from L = L0 + c B / L", "[sim][latency]") {
+    Hardware hw = test::test_gpu();
+    hw.calibration.calibrated = true;
+    // One block, one stage, block-private data: every iteration misses to HBM and waits alone,
+    // so B is its own 4096 bytes.
+    test::SimpleLaunch s;
+    s.blocks = 1;
+    s.threads = 128;
+    s.iterations = 8;
+    s.load_bytes = 4096;
+    s.fp32_flops = 1e5;
+    const Launch launch = test::make_simple_launch(s);
+    const double before = test::run({launch}, hw).total[Metric::gpu_time_duration];
+    const double c = 150.0;  // ns per TB/s
+    hw.calibration.load_latency_ns_per_tbps = c;
+    const double after = test::run({launch}, hw).total[Metric::gpu_time_duration];
+    const double l0 = hw.hbm_latency_ns;
+    const double q = c * 1e-3 * 4096;
+    const double l = 0.5 * (l0 + std::sqrt(l0 * l0 + 4 * q));
+    CHECK(l > l0);
+    CHECK(after - before == Approx(8 * (l - l0)).margin(1e-6));
+    // The profile keeps the field; a negative value is refused by name.
+    CHECK(hardware_to_json(hw).find("\"load_latency_ns_per_tbps\"") != std::string::npos);
+    hw.calibration.load_latency_ns_per_tbps = -1;
+    auto bad = sim::simulate(test::test_workload(), {launch}, hw, sim::Options{});
+    REQUIRE_FALSE(bad.ok());
+    CHECK(bad.error().message.find("load_latency_ns_per_tbps") != std::string::npos);
+}
+
+TEST_CASE("queueing latency: more blocks in flight wait longer, the bytes stay the same, 0 changes nothing",
+          "[sim][latency]") {
+    Hardware hw = test::test_gpu();
+    hw.calibration.calibrated = true;
+    hw.l2_bytes = 1 << 20;
+    // Latency-bound: 16-byte-per-lane steps, few blocks, far from the bandwidth.
+    auto launch = [](std::int64_t blocks) {
+        test::SimpleLaunch s;
+        s.blocks = blocks;
+        s.threads = 32;
+        s.iterations = 32;
+        s.load_bytes = 512;
+        return test::make_simple_launch(s);
+    };
+    auto time_per_iteration_increase = [&](std::int64_t blocks) {
+        Hardware h0 = hw, h1 = hw;
+        h1.calibration.load_latency_ns_per_tbps = 150;
+        const Prediction p0 = test::run({launch(blocks)}, h0);
+        const Prediction p1 = test::run({launch(blocks)}, h1);
+        CHECK(p1.total[Metric::dram_bytes_read] == p0.total[Metric::dram_bytes_read]);
+        CHECK(p1.total[Metric::lts_t_bytes] == p0.total[Metric::lts_t_bytes]);
+        return (p1.total[Metric::gpu_time_duration] - p0.total[Metric::gpu_time_duration]) / 32;
+    };
+    const double few = time_per_iteration_increase(132);
+    const double more = time_per_iteration_increase(132 * 8);
+    CHECK(few > 0);
+    CHECK(more > few);
+    // Without the field the prediction is the one of a profile that never had it (bit for bit).
+    Hardware zero = hw;
+    zero.calibration.load_latency_ns_per_tbps = 0;
+    CHECK(test::run({launch(132)}, zero).total[Metric::gpu_time_duration] ==
+          test::run({launch(132)}, hw).total[Metric::gpu_time_duration]);
 }

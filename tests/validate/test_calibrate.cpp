@@ -162,6 +162,29 @@ TEST_CASE("calibrate fits fragment_store_bytes_per_s, a rate in bytes per second
     CHECK(r->hw.provenance.at("fitted_parameters").find("fragment_store_bytes_per_s") != std::string::npos);
 }
 
+TEST_CASE("calibrate fits load_latency_ns_per_tbps, the queueing term of the load latency", "[validate][calibrate]") {
+    // The toy plus k waits of L = L0 + c B / L (L0 = 400 ns, B = 1 MB per 1024 rows of m):
+    // the field's meaning in the simulator, solved the same way.
+    Calibration truth = toy_truth();
+    truth.load_latency_ns_per_tbps = 150;
+    TimeModel with_queueing = [](const Workload& w, const Calibration& c) {
+        const double b = 1e6 * double(w.m) / 1024.0, l0 = 400.0, q = c.load_latency_ns_per_tbps * 1e-3 * b;
+        return toy_time(w, c) + double(w.k) / 64.0 * 0.5 * (l0 + std::sqrt(l0 * l0 + 4 * q));
+    };
+    Dataset d = toy_data(truth);
+    for (Case& c : d.cases) c.measured.total[Metric::gpu_time_duration] = with_queueing(c.measured.workload, truth);
+    Hardware base;
+    base.name = "toy";
+    CalibrateOptions o;
+    o.fit = {"tensor_efficiency", "launch_overhead_ns", "block_overhead_ns", "load_latency_ns_per_tbps"};
+    o.max_evaluations = 600;
+    auto r = calibrate(d, base, toy(with_queueing), o);
+    INFO((r ? std::string() : r.error().message));
+    REQUIRE(r.ok());
+    CHECK(r->hw.calibration.load_latency_ns_per_tbps == Approx(150).epsilon(0.02));
+    CHECK(r->hw.calibration.tensor_efficiency == Approx(0.62).epsilon(0.02));
+}
+
 TEST_CASE("both fit methods recover the generating parameters; LM with fewer points", "[validate][calibrate]") {
     const Calibration truth = toy_truth();
     const Dataset d = toy_data(truth);

@@ -328,3 +328,13 @@ TEST_CASE("validate: the L1 fields change the profile fingerprint, their default
     h.calibration.l1_capacity_fraction = 1.0;
     CHECK(profile_fingerprint(h) == lru);
 }
+
+TEST_CASE("validate: the queueing latency term changes the profile fingerprint, its default does not", "[validate][cache]") {
+    Hardware h = hw();
+    const std::string none = profile_fingerprint(h);
+    h.calibration.load_latency_ns_per_tbps = 150;
+    const std::string queued = profile_fingerprint(h);
+    CHECK(queued != none);
+    h.calibration.load_latency_ns_per_tbps = 0;
+    CHECK(profile_fingerprint(h) == none);
+}
