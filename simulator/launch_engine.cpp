@@ -286,13 +286,13 @@ private:
     void advance_block(std::uint32_t slot_id);
     // Issue helpers return true when the part finished at once (nothing to wait for).
     bool issue_mem(std::uint32_t slot_id, std::uint32_t phase);
-    // From issue to the earliest return of a streamed (coarsened, pipelined) phase's loads: what
-    // its G iterations of the real pipeline take when latency-bound (see the definition).
-    // `drain_ns`, `alone_ns`: the burst-drain term and the uncontended transfer of all G.
     // The memory round trip `base_ns` (ns) with `inflight` bytes of loads in flight GPU-wide:
     // Rates::load_latency_ns_per_tbps (c) adds c ns per TB/s those bytes move, L = base + c B / L
     // (Little's law), solved for L; base itself without the term or without a base.
     double queued_latency(double base_ns, double inflight) const;
+    // From issue to the earliest return of a streamed (coarsened, pipelined) phase's loads: what
+    // its G iterations of the real pipeline take when latency-bound (see the definition).
+    // `drain_ns`, `alone_ns`: the burst-drain term and the uncontended transfer of all G.
     double streamed_window(const Phase& ph, std::uint32_t phase, std::uint32_t missing_steps,
                            std::uint32_t l1_steps, double drain_ns, double alone_ns, double inflight) const;
     // A phase's compute with its block alone on the SM (at the SM server's per-job rate; every
@@ -676,6 +676,17 @@ bool Engine::issue_mem(std::uint32_t slot_id, std::uint32_t phase) {
     return false;
 }
 
+// Change 27's softmax grid: a loop with one 16-byte load per lane in flight takes about 0.45 us +
+// 0.15 us per TB/s the GPU moves; B bytes in flight move B / L per ns, so the round trip is the
+// root of L^2 - L0 L - c B / 1000 = 0 (c in ns per TB/s, 1 TB/s = 1000 bytes/ns).
+double Engine::queued_latency(double base_ns, double inflight) const {
+    const double c = st_.rates.load_latency_ns_per_tbps;
+    if (c <= 0 || base_ns <= 0 || inflight <= 0) return base_ns;
+    // 1 TB/s = 1000 bytes/ns: L = base + (c / 1000) B / L, i.e. L^2 - base L - (c / 1000) B = 0.
+    const double q = c * 1e-3 * inflight;
+    return 0.5 * (base_ns + std::sqrt(base_ns * base_ns + 4.0 * q));
+}
+
 // A streamed phase stands for G iterations of an s-stage pipeline in which iteration i's loads
 // are issued when iteration i - s has computed. With L the time from issuing one iteration's
 // loads to their return (latency plus uncontended transfer) and c one iteration's compute (its
@@ -690,14 +701,6 @@ bool Engine::issue_mem(std::uint32_t slot_id, std::uint32_t phase) {
 // the burst drain. Before 2026-11-25 a streamed phase paid one latency per G iterations, which
 // made a latency-bound loop up to G / s times too fast (naive attention's P V launch at
 // N = 2048, 128 x 128 tiles, G = 2: 905 us coarsened against 1140 us exact).
-double Engine::queued_latency(double base_ns, double inflight) const {
-    const double c = st_.rates.load_latency_ns_per_tbps;
-    if (c <= 0 || base_ns <= 0 || inflight <= 0) return base_ns;
-    // 1 TB/s = 1000 bytes/ns: L = base + (c / 1000) B / L, i.e. L^2 - base L - (c / 1000) B = 0.
-    const double q = c * 1e-3 * inflight;
-    return 0.5 * (base_ns + std::sqrt(base_ns * base_ns + 4.0 * q));
-}
-
 double Engine::streamed_window(const Phase& ph, std::uint32_t phase, std::uint32_t missing_steps,
                                std::uint32_t l1_steps, double drain_ns, double alone_ns, double inflight) const {
     const double g = std::max<double>(1, ph.iterations);
