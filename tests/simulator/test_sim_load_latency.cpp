@@ -40,6 +40,18 @@ Prediction predict(const Workload& w, const Hardware& hw) {
     return *p;
 }
 
+// One block of 128 threads, one pipeline stage, block-private data: 8 iterations each load 4096
+// B (32 B per thread) and then compute; every iteration waits for its load, nothing overlaps.
+Launch lone_block_eight_loads() {
+    test::SimpleLaunch s;
+    s.blocks = 1;
+    s.threads = 128;
+    s.iterations = 8;
+    s.load_bytes = 4096;
+    s.fp32_flops = 1e5;
+    return test::make_simple_launch(s);
+}
+
 }  // namespace
 
 TEST_CASE("load latency scale k equals latencies multiplied by k", "[sim][latency]") {
@@ -102,14 +114,7 @@ TEST_CASE("load latency scale is optional in a profile, round-trips, and must be
 TEST_CASE("load latency per byte adds bytes per thread x ns per byte to each exposed load", "[sim][latency]") {
     Hardware hw = test::test_gpu();
     hw.calibration.calibrated = true;
-    // One block, one pipeline stage: every iteration waits for its load, nothing overlaps.
-    test::SimpleLaunch s;
-    s.blocks = 1;
-    s.threads = 128;
-    s.iterations = 8;
-    s.load_bytes = 4096;
-    s.fp32_flops = 1e5;
-    const Launch l = test::make_simple_launch(s);
+    const Launch l = lone_block_eight_loads();
     const double before = test::run({l}, hw).total[Metric::gpu_time_duration];
     hw.calibration.load_latency_ns_per_byte = 2.0;
     const Prediction after = test::run({l}, hw);
@@ -231,15 +236,8 @@ TEST_CASE("latency overlaps queueing: bandwidth-bound short loads reach the band
 TEST_CASE("queueing latency: a lone block's loads wait L solved from L = L0 + c B / L", "[sim][latency]") {
     Hardware hw = test::test_gpu();
     hw.calibration.calibrated = true;
-    // One block, one stage, block-private data: every iteration misses to HBM and waits alone,
-    // so B is its own 4096 bytes.
-    test::SimpleLaunch s;
-    s.blocks = 1;
-    s.threads = 128;
-    s.iterations = 8;
-    s.load_bytes = 4096;
-    s.fp32_flops = 1e5;
-    const Launch launch = test::make_simple_launch(s);
+    // Every iteration misses to HBM and waits alone, so B is its own 4096 bytes.
+    const Launch launch = lone_block_eight_loads();
     const double before = test::run({launch}, hw).total[Metric::gpu_time_duration];
     const double c = 150.0;  // ns per TB/s
     hw.calibration.load_latency_ns_per_tbps = c;
