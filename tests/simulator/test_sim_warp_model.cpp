@@ -264,16 +264,26 @@ Hardware form_gpu(double Calibration::*form) {
 
 Hardware issue_gpu() { return form_gpu(&Calibration::warp_issue_model); }
 
+// The terms of form_gpu() for blocks of `warps` warps doing `flops` tensor FLOP per iteration:
+// a warp's mma chain (its share of the FLOP at 64 FLOP per cycle), its latency L (the chain +
+// warp_iteration_ns) and its issue I (400 ns per byte x 4096 B over the block's threads).
+struct FormTerms {
+    double chain, L, I;
+};
+FormTerms form_terms(const Hardware& hw, double flops, int warps) {
+    const double per_warp_flops_per_ns = 64 * hw.sm_clock_hz * 1e-9;
+    const double chain = flops / warps / per_warp_flops_per_ns;
+    return {chain, chain + 300, 400.0 * 4096 / (32 * warps)};
+}
+
 }  // namespace
 
 TEST_CASE("warp model, issue form: B blocks per SM take iterations x (k I + L)", "[sim][warp_model][issue]") {
     Hardware hw = issue_gpu();
     const double flops = 4e7;  // per block and iteration; the SM's tensor pipe needs 5.3 us of it
     const std::int64_t iters = 4;
-    const double per_warp_flops_per_ns = 64 * hw.sm_clock_hz * 1e-9;
     // 8 warps per block, 4 sub-partitions: k = 2 B. I = 400 ns/B x 4096 B / 256 threads.
-    const double I = 400.0 * 4096 / 256;
-    const double L = flops / 8 / per_warp_flops_per_ns + 300;
+    const auto [chain, L, I] = form_terms(hw, flops, 8);
     for (int b = 1; b <= 3; ++b) {
         INFO("blocks per SM " << b);
         const Launch l = test::tensor_launch(132 * b, 256, flops, iters);
@@ -298,12 +308,10 @@ TEST_CASE("warp model, issue form: a block alone on its SM takes k_b I + L (the 
     Hardware hw = issue_gpu();
     const double flops = 4e7;
     const std::int64_t iters = 4;
-    const double per_warp_flops_per_ns = 64 * hw.sm_clock_hz * 1e-9;
     // 32-warp blocks: at most 2 per SM (2048 threads). One SM (so where the blocks go is not in
     // question) and 3 blocks: two in step (k = 16), then the third alone (k_b = 8).
     hw.sm_count = 1;
-    const double I = 400.0 * 4096 / 1024;
-    const double L = flops / 32 / per_warp_flops_per_ns + 300;
+    const auto [chain, L, I] = form_terms(hw, flops, 32);
     const Launch l = test::tensor_launch(3, 1024, flops, iters);
     const double full = iters * (16 * I + L), alone = iters * (8 * I + L);
     CHECK(duration(l, hw) == Approx(full + alone).epsilon(0.01));
@@ -352,10 +360,8 @@ TEST_CASE("warp model, queue form: B blocks in step take iterations x (L + B k_b
     Hardware hw = queue_gpu();
     const double flops = 4e7;  // per block and iteration; the SM's tensor pipe needs 5.3 us of it
     const std::int64_t iters = 4;
-    const double per_warp_flops_per_ns = 64 * hw.sm_clock_hz * 1e-9;
     // 8 warps per block on 4 sub-partitions: k_b = 2. I = 400 ns/B x 4096 B / 256 threads.
-    const double I = 400.0 * 4096 / 256;
-    const double L = flops / 8 / per_warp_flops_per_ns + 300;
+    const auto [chain, L, I] = form_terms(hw, flops, 8);
     for (int b = 1; b <= 3; ++b) {
         INFO("blocks per SM " << b);
         const Launch l = test::tensor_launch(132 * b, 256, flops, iters);
@@ -363,7 +369,7 @@ TEST_CASE("warp model, queue form: B blocks in step take iterations x (L + B k_b
         // A longer chain adds its length once per iteration, whatever B: it is latency.
         const Launch longer = test::tensor_launch(132 * b, 256, 2 * flops, iters);
         CHECK(duration(longer, hw) - duration(l, hw) ==
-              Approx(iters * flops / 8 / per_warp_flops_per_ns).epsilon(0.01));
+              Approx(iters * chain).epsilon(0.01));
     }
     // When the tensor pipe needs more than the issue, the pipe is the shared work.
     Hardware slow_issue = hw;
