@@ -22,6 +22,41 @@ double mean(const std::vector<double>& v) {
     return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
 }
 
+Interval bootstrap_mean_interval(const std::vector<double>& v, double level, int resamples, std::uint64_t seed) {
+    std::vector<double> x;
+    x.reserve(v.size());
+    for (const double e : v)
+        if (std::isfinite(e)) x.push_back(e);
+    if (x.empty() || !(level > 0 && level < 1) || resamples < 1) return {};
+    if (x.size() == 1) return {x[0], x[0]};
+    std::uint64_t state = seed;
+    auto next = [&state]() {  // SplitMix64 (Steele, Lea and Flood, OOPSLA 2014)
+        std::uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+        return z ^ (z >> 31);
+    };
+    const auto n = static_cast<std::uint64_t>(x.size());
+    std::vector<double> means(static_cast<std::size_t>(resamples));
+    for (auto& m : means) {
+        double sum = 0;
+        for (std::uint64_t i = 0; i < n; ++i) {
+            // An index in [0, n): the high 32 bits of a draw scaled by n (n < 2^32 here).
+            const std::uint64_t k = ((next() >> 32) * n) >> 32;
+            sum += x[static_cast<std::size_t>(k)];
+        }
+        m = sum / static_cast<double>(n);
+    }
+    std::sort(means.begin(), means.end());
+    auto quantile = [&means](double p) {
+        const double pos = p * static_cast<double>(means.size() - 1);
+        const auto i = static_cast<std::size_t>(pos);
+        const double frac = pos - static_cast<double>(i);
+        return i + 1 < means.size() ? means[i] + frac * (means[i + 1] - means[i]) : means[i];
+    };
+    return {quantile((1 - level) / 2), quantile((1 + level) / 2)};
+}
+
 double median(std::vector<double> v) {
     if (v.empty()) return kNaN;
     std::sort(v.begin(), v.end());

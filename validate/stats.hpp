@@ -9,6 +9,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "core/result.hpp"
@@ -47,6 +49,22 @@ double spearman(const std::vector<double>& x, const std::vector<double>& y);
 double top1_regret(const std::vector<double>& predicted, const std::vector<double>& measured);
 
 double mean(const std::vector<double>& v);     // NaN for empty input
+
+// A two-sided interval; {NaN, NaN} when there is nothing to bound.
+struct Interval {
+    double lo = std::numeric_limits<double>::quiet_NaN();
+    double hi = std::numeric_limits<double>::quiet_NaN();
+};
+
+// Percentile-bootstrap interval of mean(v): `resamples` draws of v.size() values with replacement,
+// and the (1 - level) / 2 and (1 + level) / 2 quantiles (linear interpolation) of the draws' means.
+// It says how far the mean could move with another sample of the same kind (other tile sweeps,
+// other cases), not how noisy each measurement is. The draws come from a fixed-seed SplitMix64
+// generator, so the interval is the same on every run and platform. NaN values of v are skipped.
+// {NaN, NaN} for no finite value; {x, x} for one. Pre: 0 < level < 1 and resamples >= 1 (else
+// {NaN, NaN}).
+Interval bootstrap_mean_interval(const std::vector<double>& v, double level = 0.95, int resamples = 4000,
+                                 std::uint64_t seed = 0x7469'6c65'7363'6f70ULL);
 double median(std::vector<double> v);          // NaN for empty input
 
 }  // namespace tilescope::validate

@@ -105,6 +105,9 @@ SplitSummary summarize(const std::vector<CaseResult>& cases, const std::vector<S
             if (e) {
                 qs.errors = *e;
                 qs.worst_case = who[e->worst]->name;
+                std::vector<double> apes(p.size());
+                for (std::size_t i = 0; i < p.size(); ++i) apes[i] = abs_pct_error(p[i], m[i]);
+                qs.mape_ci95 = bootstrap_mean_interval(apes);
             }
         }
     }
@@ -131,6 +134,8 @@ SplitSummary summarize(const std::vector<CaseResult>& cases, const std::vector<S
     s.spearman_mean = mean(rho);
     s.sweeps_with_regret = reg.size();
     s.regret_mean = mean(reg);
+    s.spearman_ci95 = bootstrap_mean_interval(rho);
+    s.regret_ci95 = bootstrap_mean_interval(reg);
     return s;
 }
 

@@ -60,6 +60,7 @@ struct QuantitySummary {
     std::size_t unusable = 0;  // missing measurement or failed prediction
     ErrorSummary errors;       // valid when usable > 0
     std::string worst_case;    // case name of errors.worst
+    Interval mape_ci95;        // bootstrap over the usable cases (stats.hpp)
 };
 
 struct SweepResult {
@@ -80,6 +81,9 @@ struct SplitSummary {
     std::size_t sweeps_with_regret = 0;
     double regret_mean = 0, regret_max = 0;
     std::string regret_max_sweep;
+    // 95% bootstrap intervals of the two means over the sweeps (stats.hpp): how far each mean
+    // could move with another draw of sweeps like these; the checks use the means themselves.
+    Interval spearman_ci95, regret_ci95;
 };
 
 // Held-out / train errors of one kernel family (attention-naive, gemm, ...).

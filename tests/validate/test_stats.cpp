@@ -61,3 +61,46 @@ TEST_CASE("mean and median", "[validate][stats]") {
     CHECK(median({4, 1, 3, 2}) == Approx(2.5));
     CHECK(std::isnan(median({})));
 }
+
+TEST_CASE("bootstrap interval of a mean: edge cases and determinism", "[validate][stats]") {
+    const Interval none = bootstrap_mean_interval({});
+    CHECK(std::isnan(none.lo));
+    CHECK(std::isnan(none.hi));
+    const Interval one = bootstrap_mean_interval({0.7, std::nan("")});  // the NaN is skipped
+    CHECK(one.lo == 0.7);
+    CHECK(one.hi == 0.7);
+    const Interval flat = bootstrap_mean_interval({0.5, 0.5, 0.5, 0.5});
+    CHECK(flat.lo == Approx(0.5));
+    CHECK(flat.hi == Approx(0.5));
+    CHECK(std::isnan(bootstrap_mean_interval({1, 2}, 1.0).lo));  // level must be inside (0, 1)
+    CHECK(std::isnan(bootstrap_mean_interval({1, 2}, 0.95, 0).lo));
+    const std::vector<double> v = {1.0, 0.5, -0.5, 1.0, 0.8, 0.95, 1.0, 0.4};
+    const Interval a = bootstrap_mean_interval(v), b = bootstrap_mean_interval(v);
+    CHECK(a.lo == b.lo);  // fixed seed: the same on every run
+    CHECK(a.hi == b.hi);
+    CHECK(a.lo < mean(v));
+    CHECK(mean(v) < a.hi);
+    CHECK(a.lo >= -0.5);  // a mean of resampled values stays within their range
+    CHECK(a.hi <= 1.0);
+    const Interval wide = bootstrap_mean_interval(v, 0.99), narrow = bootstrap_mean_interval(v, 0.5);
+    CHECK(wide.lo <= a.lo);
+    CHECK(a.hi <= wide.hi);
+    CHECK(a.lo <= narrow.lo);
+    CHECK(narrow.hi <= a.hi);
+}
+
+TEST_CASE("bootstrap interval of a mean: the normal law for large samples", "[validate][stats]") {
+    // n evenly spread values on [0, 1) (sd = 1/sqrt(12)): the 95% interval of their mean is
+    // about mean -/+ 1.96 sd / sqrt(n), and it narrows as 1/sqrt(n).
+    auto spread = [](int n) {
+        std::vector<double> v;
+        for (int i = 0; i < n; ++i) v.push_back((i + 0.5) / n);
+        return v;
+    };
+    for (const int n : {100, 400, 1600}) {
+        const Interval ci = bootstrap_mean_interval(spread(n));
+        const double half = 1.96 / std::sqrt(12.0) / std::sqrt(static_cast<double>(n));
+        CHECK(0.5 - ci.lo == Approx(half).epsilon(0.12));
+        CHECK(ci.hi - 0.5 == Approx(half).epsilon(0.12));
+    }
+}

@@ -113,6 +113,10 @@ TEST_CASE("validate: biased bytes and reversed ranking fail the right checks", "
     CHECK(r->all.quantities[static_cast<std::size_t>(Quantity::lts_bytes)].errors.mape == Approx(0.08));
     CHECK(r->all.spearman_mean == Approx(-1.0));
     CHECK(r->all.regret_mean > 0.5);
+    CHECK(r->all.spearman_ci95.lo == Approx(-1.0));  // every sweep reversed: no spread
+    CHECK(r->all.spearman_ci95.hi == Approx(-1.0));
+    CHECK(r->all.regret_ci95.lo <= r->all.regret_mean);
+    CHECK(r->all.regret_mean <= r->all.regret_ci95.hi);
     CHECK_FALSE(r->pass);
     std::map<std::string, bool> pass;
     for (const auto& c : r->checks) pass[c.what] = c.pass;
@@ -131,6 +135,11 @@ TEST_CASE("report formats: JSON parses, table and Markdown carry the checks, plo
     CHECK(j.as_object().at("cases").as_array().size() == 36);
     CHECK(j.at("summary").at("all").at("quantities").at("time").at("mape").as_double() ==
           Approx(0.03));
+    // every case is 3 % off in time, so the bootstrap interval of the MAPE is exactly 3 %
+    const auto& ci = j.at("summary").at("all").at("quantities").at("time").at("mape_ci95").as_array();
+    CHECK(ci.at(0).as_double() == Approx(0.03));
+    CHECK(ci.at(1).as_double() == Approx(0.03));
+    CHECK(j.at("summary").at("all").at("spearman_mean_ci95").as_array().at(1).as_double() == Approx(1.0));
     const std::string t = report_table(*r);
     CHECK(t.find("held-out hbm_bytes MAPE") != std::string::npos);
     const auto dir = std::filesystem::temp_directory_path() / "tilescope_validate_test_plots";
