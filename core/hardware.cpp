@@ -110,6 +110,7 @@ const std::vector<CalSpec>& calibration_specs() {
         {"load_latency_scale", &Calibration::load_latency_scale, CalRule::positive, true},
         {"load_latency_ns_per_byte", &Calibration::load_latency_ns_per_byte, CalRule::non_negative, true},
         {"load_latency_ns_per_tbps", &Calibration::load_latency_ns_per_tbps, CalRule::non_negative, true},
+        {"block_reduction_ns", &Calibration::block_reduction_ns, CalRule::non_negative, true},
         {"fragment_store_bytes_per_s", &Calibration::fragment_store_bytes_per_s, CalRule::non_negative, true},
         {"l1_random_replacement", &Calibration::l1_random_replacement, CalRule::flag, true},
         {"l1_capacity_fraction", &Calibration::l1_capacity_fraction, CalRule::efficiency, true},

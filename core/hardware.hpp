@@ -101,6 +101,14 @@ struct Calibration {
     // no sooner than its bytes are served). 0 = none (the default: profiles without the field
     // predict exactly as before).
     double load_latency_ns_per_tbps = 0.0;
+    // Simulator: the latency of one block-wide reduction (kernels/softmax block_reduce: five
+    // dependent warp shuffles, a shared-memory exchange between the warps and two barriers),
+    // which every warp of the block waits for before the next pass over its row can load. The
+    // softmax kernel reduces a row's max and its sum (safe: after passes 1 and 2; online: both
+    // after pass 1); such a wait is per row and hidden only by other blocks, so it weighs most
+    // where few blocks share an SM. 0 = none (the default: profiles without the field predict
+    // exactly as before). docs/validation change 29.
+    double block_reduction_ns = 0.0;
     // Simulator: the rate, bytes/s for the whole GPU, at which stores written as mma accumulator
     // fragments (Launch::fragment_stores(): 4 bytes per lane, half of a 32-byte sector per request)
     // drain through the L2. Fitted by calibrate (the calibrated H100 profile: 0.92 TB/s); measured

@@ -19,7 +19,9 @@
 
 namespace tilescope {
 
-enum class StepKind : std::uint8_t { load, store, smem_read, smem_write, compute, barrier };
+// reduction: a block-wide reduction (warp shuffles, a shared-memory exchange and its barriers)
+// that every warp of the block waits for; `amount` = how many, one after another.
+enum class StepKind : std::uint8_t { load, store, smem_read, smem_write, compute, barrier, reduction };
 enum class Unit : std::uint8_t { tensor, fp32, sfu };
 
 struct Region {

@@ -94,6 +94,13 @@ inline void push_barrier(std::vector<Step>& out, std::int32_t iteration) {
     s.kind = StepKind::barrier;
     s.iteration = iteration;
 }
+// `count` block-wide reductions in sequence (a row's max, then its sum).
+inline void push_reduction(std::vector<Step>& out, std::int32_t iteration, double count) {
+    Step& s = out.emplace_back();
+    s.kind = StepKind::reduction;
+    s.iteration = iteration;
+    s.amount = count;
+}
 
 // Checks the launch against the GPU (shared memory per block, threads, registers, via
 // occupancy()) and applies persistence (grid = resident slots looping over work items).

@@ -15,6 +15,8 @@
 //   pass 2: load chunk, fp32 2/elem, sfu 1/elem, store chunk; sfu 1/row (1/sum)
 //   totals: loads 2*R*C*dtype, stores R*C*dtype, fp32 5*R*C + 2*R*T, sfu 2*R*C + R*T + R
 //   (T = ceil(C / tile_n) steps per row)
+// Block reductions (a reduction step, no bytes or operations): safe 1 per row after passes 1 and
+// 2, online 2 per row after pass 1; the simulator charges Calibration::block_reduction_ns each.
 // Iteration index = pass * T + step.
 #include <algorithm>
 
@@ -72,6 +74,11 @@ void softmax_program(const Softmax& p, std::int64_t item, std::vector<Step>& out
                 push_compute(out, Unit::fp32, it, 2.0 * elems);
                 push_compute(out, Unit::sfu, it, elems);
             }
+            // A pass that ends in a row statistic reduces it across the block (block_reduce: warp
+            // shuffles, a shared-memory exchange, two barriers) before the next pass can load:
+            // safe after its max and its sum pass, online both after its first pass. A block's
+            // rows are reduced one after another.
+            if (!last_pass && s == p.steps - 1) push_reduction(out, it, (p.online ? 2.0 : 1.0) * rows);
         }
     }
 }

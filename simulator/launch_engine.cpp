@@ -444,7 +444,7 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
         ph.load_begin = ph.load_end = static_cast<std::uint32_t>(slot.loads.size());
         ph.store_begin = ph.store_end = static_cast<std::uint32_t>(slot.stores.size());
         const std::int32_t it = steps[i].iteration;
-        double smem = 0, smem_read = 0, tensor = 0, fp32 = 0, sfu = 0, load_bytes = 0;
+        double smem = 0, smem_read = 0, tensor = 0, fp32 = 0, sfu = 0, load_bytes = 0, reductions = 0;
         for (; i < n && steps[i].iteration == it; ++i) {
             const Step& s = steps[i];
             switch (s.kind) {
@@ -467,6 +467,7 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
                     else { sfu += s.amount; sfu_ops_ += s.amount; }
                     break;
                 case StepKind::barrier: break;
+                case StepKind::reduction: reductions += s.amount; break;
             }
         }
         ph.load_end = static_cast<std::uint32_t>(slot.loads.size());
@@ -523,6 +524,9 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
         ph.comp_latency_ns = (warp_.on && !warp_.issue_form && tensor > 0)
                                  ? (warp_.queue_form ? warp_.latency(tensor) : warp_.iteration_ns)
                                  : 0.0;
+        // Block-wide reductions (softmax: a row's max and sum): a dependent chain that every warp
+        // of the block waits for, hidden only by other blocks' work, like the fixed wait above.
+        ph.comp_latency_ns += reductions * r.block_reduction_ns;
         ph.comp_ns = memo_comp_ns_;
         ph.frac = memo_frac_;
         ph.smem_bytes = smem;

@@ -76,6 +76,9 @@ double fit_start(const std::string& name, double v) {
     if (name == "load_latency_ns_per_byte" && v <= 0) return 1.0;
     // Queueing: the 0.15 us per TB/s that change 27's softmax grid shows (docs/validation).
     if (name == "load_latency_ns_per_tbps" && v <= 0) return 150.0;
+    // A block reduction: five dependent shuffles, a shared-memory exchange and two barriers,
+    // ~300 cycles (~150 ns at 1.98 GHz).
+    if (name == "block_reduction_ns" && v <= 0) return 150.0;
     // ~0.05 ns per fragment byte a warp reads (an ldmatrix.x4, 512 B, every ~13 cycles) and
     // ~0.5 ns per scalar operation (a dependent FP32 chain, ~2 cycles each at half overlap).
     if (name == "warp_smem_read_ns_per_byte" && v <= 0) return 0.05;

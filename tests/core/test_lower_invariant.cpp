@@ -46,6 +46,7 @@ Counts sum_programs(const Launch& l, std::int64_t* max_region_end_overrun) {
                     else c.sfu_ops += s.amount;
                     break;
                 case StepKind::barrier: break;
+                case StepKind::reduction: break;
             }
         }
     }
