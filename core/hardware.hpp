@@ -126,6 +126,12 @@ struct Calibration {
     // replacement to the L2 bytes of training launches that read through the L1
     // (validate/scripts/fit_l1.py).
     double l1_capacity_fraction = 1.0;
+    // Simulator: the share of each L2 partition that dirty data may fill, [0, 1]; a store beyond
+    // it writes back (and evicts) the partition's least recent dirty chunks while the kernel runs.
+    // 0 = no limit (the default: the LRU keeps stores dirty until they are evicted). Measured by
+    // kernels/tools/l2_reuse_probe.cu (docs/validation change 30): whatever the size a kernel
+    // writes, the H100 keeps 23.7 MiB of it dirty (0.47 of its 50 MiB) and writes back the rest.
+    double l2_dirty_limit = 0.0;
     // Simulator: the L2 request coalescer (LRC) of GH100, which merges a read request for a sector
     // with one for the same sector already on its way to the L2, in pairs (Nsight Compute's
     // lrc__request_sectors_op_read_coalescing_achieved_type_hardware: at most ~0.5 of the requested

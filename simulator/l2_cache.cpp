@@ -5,8 +5,13 @@
 
 namespace tilescope::sim {
 
-void L2Cache::reset(std::int64_t capacity_bytes, std::int64_t min_chunk_bytes, std::size_t buffers) {
+void L2Cache::reset(std::int64_t capacity_bytes, std::int64_t min_chunk_bytes, std::size_t buffers,
+                    double dirty_limit) {
     capacity_bytes_ = std::max<std::int64_t>(capacity_bytes, 0);
+    split_ = dirty_limit > 0;
+    tick_ = 0;
+    dirty_limit_bytes_ = static_cast<std::int64_t>(dirty_limit * static_cast<double>(capacity_bytes_));
+    dirty_lru_.clear();
     used_bytes_ = 0;
     dirty_bytes_ = 0;
     nodes_.clear();
@@ -77,7 +82,18 @@ void L2Cache::map_erase(std::uint64_t key) {
 }
 
 void L2Cache::evict_one(L2Access& acc) {
-    const std::uint32_t victim = lru_.tail;
+    // The least recent chunk: with a dirty limit the chunks sit in two lists, and the older tail goes.
+    std::uint32_t victim = lru_.tail;
+    if (split_ && dirty_lru_.tail != kNil && (victim == kNil || nodes_[dirty_lru_.tail].stamp < nodes_[victim].stamp))
+        victim = dirty_lru_.tail;
+    evict(victim, acc);
+}
+
+void L2Cache::limit_dirty(L2Access& acc) {
+    while (split_ && dirty_bytes_ > dirty_limit_bytes_ && dirty_lru_.tail != kNil) evict(dirty_lru_.tail, acc);
+}
+
+void L2Cache::evict(std::uint32_t victim, L2Access& acc) {
     Node& v = nodes_[victim];
     // Evictions walk the LRU list from its tail, through nodes scattered over a table of
     // megabytes: each is a cache miss on the host. The next victim (v.prev) was prefetched by the
@@ -102,7 +118,7 @@ void L2Cache::evict_one(L2Access& acc) {
     used_bytes_ -= v.bytes;
     map_erase(v.key);
     --live_;
-    lru_.unlink(nodes_, victim);
+    list_of(v).unlink(nodes_, victim);
     free_.push_back(victim);
 }
 
@@ -122,6 +138,7 @@ void L2Cache::touch(std::uint32_t id, std::int64_t begin, std::int64_t end, bool
         if (n != kNil) {
             if (!is_store) acc.hit_bytes += overlap;
             promote(n, is_store);
+            if (is_store) limit_dirty(acc);
             continue;
         }
         const std::int64_t chunk = chunk_size(id, uc);  // clipped at the buffer's end
@@ -131,6 +148,7 @@ void L2Cache::touch(std::uint32_t id, std::int64_t begin, std::int64_t end, bool
             continue;
         }
         if (!is_store) acc.fill_bytes += chunk;
+        else limit_dirty(acc);
     }
 }
 
@@ -143,26 +161,31 @@ std::int64_t L2Cache::chunk_size(std::uint32_t id, std::uint64_t c) const {
 }
 
 void L2Cache::promote(std::uint32_t n, bool dirty) {
+    if (split_) nodes_[n].stamp = ++tick_;
     if (dirty && !nodes_[n].dirty) {
+        list_of(nodes_[n]).unlink(nodes_, n);
         nodes_[n].dirty = true;
         dirty_bytes_ += nodes_[n].bytes;
+        list_of(nodes_[n]).push_front(nodes_, n);
+        return;
     }
-    lru_.to_front(nodes_, n);
+    list_of(nodes_[n]).to_front(nodes_, n);
 }
 
 bool L2Cache::insert(std::uint32_t id, std::uint64_t c, std::int64_t chunk, bool dirty, L2Access& acc) {
     if (chunk > capacity_bytes_) return false;
-    while (used_bytes_ + chunk > capacity_bytes_ && lru_.tail != kNil) evict_one(acc);
+    while (used_bytes_ + chunk > capacity_bytes_ && (lru_.tail != kNil || dirty_lru_.tail != kNil)) evict_one(acc);
     const std::uint32_t idx = take_node(nodes_, free_);
     Node& x = nodes_[idx];
     x.key = (static_cast<std::uint64_t>(id) << kKeyShift) | c;
     x.bytes = static_cast<std::uint32_t>(chunk);
     x.dirty = dirty;
+    x.stamp = ++tick_;
     used_bytes_ += chunk;
     if (dirty) dirty_bytes_ += chunk;
     ++live_;
     map_insert(id, c, idx);
-    lru_.push_front(nodes_, idx);
+    list_of(x).push_front(nodes_, idx);
     return true;
 }
 
@@ -172,7 +195,7 @@ void L2Cache::drop(std::uint32_t n) {
     used_bytes_ -= v.bytes;
     map_erase(v.key);
     --live_;
-    lru_.unlink(nodes_, n);
+    list_of(v).unlink(nodes_, n);
     free_.push_back(n);
 }
 
@@ -185,10 +208,10 @@ void L2Cache::store(std::uint32_t id, std::int64_t begin, std::int64_t end, L2Ac
 }
 
 void L2System::reset(std::int64_t capacity_bytes, int partitions, std::int64_t min_chunk_bytes,
-                     std::size_t buffers) {
+                     std::size_t buffers, double dirty_limit) {
     const int p = std::max(1, partitions);
     parts_.assign(static_cast<std::size_t>(p), L2Cache{});
-    for (auto& c : parts_) c.reset(std::max<std::int64_t>(capacity_bytes, 0) / p, min_chunk_bytes, buffers);
+    for (auto& c : parts_) c.reset(std::max<std::int64_t>(capacity_bytes, 0) / p, min_chunk_bytes, buffers, dirty_limit);
 }
 
 void L2System::set_buffer(std::uint32_t id, std::int64_t bytes, std::int64_t chunk_bytes) {
@@ -259,6 +282,7 @@ void L2System::touch(int p, std::uint32_t id, std::int64_t begin, std::int64_t e
             const std::uint32_t n = home_part.find(id, uc);
             if (n != L2Cache::kNil) home_part.promote(n, true);
             else if (!home_part.insert(id, uc, chunk, true, acc)) acc.writeback_bytes += overlap;  // streams through
+            home_part.limit_dirty(acc);
             continue;
         }
         if (h == p) {

@@ -34,7 +34,11 @@ class L2Cache {
 public:
     // Empties the cache. `min_chunk_bytes` and `buffers` bound the number of chunks it can hold
     // (capacity / min_chunk_bytes + one clipped chunk per buffer); the table grows on demand.
-    void reset(std::int64_t capacity_bytes, std::int64_t min_chunk_bytes, std::size_t buffers);
+    // `dirty_limit` in [0, 1]: above 0, dirty chunks may hold at most that share of the capacity;
+    // a store that goes beyond writes back (and evicts) the least recent dirty chunks
+    // (limit_dirty). Victims are the least recent chunks either way. 0: no limit (the default).
+    void reset(std::int64_t capacity_bytes, std::int64_t min_chunk_bytes, std::size_t buffers,
+               double dirty_limit = 0.0);
 
     // Registers buffer `id` with its size and chunk size. Ids are dense, from 0.
     void set_buffer(std::uint32_t id, std::int64_t bytes, std::int64_t chunk_bytes);
@@ -65,6 +69,9 @@ public:
     bool insert(std::uint32_t id, std::uint64_t c, std::int64_t chunk, bool dirty, L2Access& acc);
     // Drops node `n` (a clean copy) without writing it back.
     void drop(std::uint32_t n);
+    // With a dirty limit (reset), writes back and evicts the least recent dirty chunks while the
+    // dirty bytes exceed it; stores call it once their chunk is dirty.
+    void limit_dirty(L2Access& acc);
 
 private:
     struct Node {
@@ -72,6 +79,7 @@ private:
         std::uint32_t prev = kNil, next = kNil;  // LRU list (lru_): head = most recent
         std::uint32_t bytes = 0;
         bool dirty = false;
+        std::uint64_t stamp = 0;  // last use (split_ only: the older tail of the two lists goes first)
     };
     struct BufferInfo {
         std::int64_t bytes = 0;
@@ -115,7 +123,13 @@ private:
     std::vector<std::uint32_t> pool_;        // pages: kPageChunks node indices each (kNil = absent)
     std::vector<std::uint32_t> page_live_;   // live chunks per page
     std::vector<std::uint32_t> free_pages_;
-    LruList lru_;
+    LruList lru_;        // every chunk; with split_, the clean ones only
+    LruList dirty_lru_;  // split_ (a dirty limit is set): the dirty chunks, least recent last
+    bool split_ = false;
+    std::int64_t dirty_limit_bytes_ = 0;
+    std::uint64_t tick_ = 0;
+    LruList& list_of(const Node& n) { return (split_ && n.dirty) ? dirty_lru_ : lru_; }
+    void evict(std::uint32_t victim, L2Access& acc);
     std::int64_t live_ = 0;  // chunks in the cache
 };
 
@@ -135,7 +149,9 @@ private:
 // an H100 (docs/validation/README.md). Only homes write back; copies are clean.
 class L2System {
 public:
-    void reset(std::int64_t capacity_bytes, int partitions, std::int64_t min_chunk_bytes, std::size_t buffers);
+    // `dirty_limit`: each partition's limit on dirty data (L2Cache::reset).
+    void reset(std::int64_t capacity_bytes, int partitions, std::int64_t min_chunk_bytes, std::size_t buffers,
+               double dirty_limit = 0.0);
     void set_buffer(std::uint32_t id, std::int64_t bytes, std::int64_t chunk_bytes);
     int partitions() const { return static_cast<int>(parts_.size()); }
     // Partition of SM `sm`.

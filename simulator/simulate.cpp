@@ -98,6 +98,10 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
             return make_error("profile " + hw.name + ": calibration." + what + " must be in [0, 1] (got " +
                               std::to_string(v) + ")");
     }
+    if (!(c.l2_dirty_limit >= 0 && c.l2_dirty_limit <= 1)) {
+        return make_error("profile " + hw.name + ": calibration.l2_dirty_limit must be in [0, 1] (got " +
+                          std::to_string(c.l2_dirty_limit) + ")");
+    }
     if (!(c.lrc_lock_loss_per_iteration >= 0) || !std::isfinite(c.lrc_lock_loss_per_iteration)) {
         return make_error("profile " + hw.name + ": calibration.lrc_lock_loss_per_iteration must be >= 0 (got " +
                           std::to_string(c.lrc_lock_loss_per_iteration) + ")");
@@ -222,7 +226,8 @@ Result<std::optional<Prediction>> run_launches(const Workload& workload, const s
         }
     }
     if (options.l2) {
-        state.l2.reset(hw.l2_bytes, hw.l2_partitions, state.layout.min_chunk_bytes, state.layout.names.size());
+        state.l2.reset(hw.l2_bytes, hw.l2_partitions, state.layout.min_chunk_bytes, state.layout.names.size(),
+                       hw.calibration.l2_dirty_limit);
         for (std::size_t i = 0; i < state.layout.names.size(); ++i) {
             state.l2.set_buffer(static_cast<std::uint32_t>(i), state.layout.bytes[i], state.layout.chunk_bytes[i]);
         }

@@ -49,10 +49,15 @@ void require_same(const L2Access& got, const L2Access& want, const Cache& cache,
     REQUIRE(cache.used_bytes() == ref.used_bytes());
 }
 
-// Chunk-level, fully associative, write-back, write-allocate LRU, written for clarity.
+// Chunk-level, fully associative, write-back, write-allocate LRU, written for clarity. With a
+// dirty limit (a share of the capacity), a store that leaves more dirty bytes than that writes
+// back and evicts the least recent dirty chunks.
 class RefCache {
 public:
-    RefCache(std::int64_t capacity, std::vector<RefBuffer> buffers) : capacity_(capacity), buffers_(std::move(buffers)) {}
+    RefCache(std::int64_t capacity, std::vector<RefBuffer> buffers, double dirty_limit = 0)
+        : capacity_(capacity),
+          limit_(dirty_limit > 0 ? static_cast<std::int64_t>(dirty_limit * static_cast<double>(capacity)) : -1),
+          buffers_(std::move(buffers)) {}
 
     void touch(std::uint32_t id, std::int64_t begin, std::int64_t end, bool is_store, L2Access& acc) {
         if (end <= begin) return;
@@ -70,6 +75,7 @@ public:
                     dirty_ += it->second->bytes;
                 }
                 lru_.splice(lru_.begin(), lru_, it->second);
+                if (is_store) limit_dirty(acc);
                 continue;
             }
             std::int64_t chunk = b.chunk_bytes;
@@ -92,8 +98,24 @@ public:
             lru_.push_front(Entry{key, chunk, is_store});
             index_[key] = lru_.begin();
             used_ += chunk;
-            if (is_store) dirty_ += chunk;
-            else acc.fill_bytes += chunk;
+            if (is_store) {
+                dirty_ += chunk;
+                limit_dirty(acc);
+            } else {
+                acc.fill_bytes += chunk;
+            }
+        }
+    }
+    void limit_dirty(L2Access& acc) {
+        while (limit_ >= 0 && dirty_ > limit_) {
+            auto v = lru_.end();
+            for (auto it = lru_.begin(); it != lru_.end(); ++it)
+                if (it->dirty) v = it;  // the last dirty entry: the least recent one
+            acc.writeback_bytes += v->bytes;
+            dirty_ -= v->bytes;
+            used_ -= v->bytes;
+            index_.erase(v->key);
+            lru_.erase(v);
         }
     }
     std::int64_t dirty_bytes() const { return dirty_; }
@@ -106,7 +128,7 @@ private:
         std::int64_t bytes = 0;
         bool dirty = false;
     };
-    std::int64_t capacity_ = 0, used_ = 0, dirty_ = 0;
+    std::int64_t capacity_ = 0, limit_ = -1, used_ = 0, dirty_ = 0;
     std::vector<RefBuffer> buffers_;
     std::list<Entry> lru_;
     std::map<Key, std::list<Entry>::iterator> index_;
@@ -140,6 +162,57 @@ TEST_CASE("L2Cache equals a reference LRU on random accesses", "[sim][l2][cache]
             INFO("round " << round << " op " << op);
             require_same(got, want, cache, ref);
         }
+    }
+}
+
+// Calibration::l2_dirty_limit (docs/validation change 30): the cache keeps its dirty chunks in a
+// list of their own, ordered with the clean ones by a use stamp; victims must still be the least
+// recent chunks, and a store must write back exactly the least recent dirty chunks over the limit.
+TEST_CASE("L2Cache with a dirty limit equals the reference on random accesses", "[sim][l2][cache]") {
+    std::mt19937_64 rng(20261125);
+    for (double limit : {0.25, 0.5, 1.0}) {
+        for (int round = 0; round < 15; ++round) {
+            const std::int64_t capacity = std::int64_t{1} << std::uniform_int_distribution<int>(9, 16)(rng);
+            const int nbuf = std::uniform_int_distribution<int>(1, 4)(rng);
+            L2Cache cache;
+            cache.reset(capacity, 32, static_cast<std::size_t>(nbuf), limit);
+            const std::vector<RefBuffer> buffers = random_buffers(rng, nbuf, 12, 18, cache);
+            RefCache ref(capacity, buffers, limit);
+            for (int op = 0; op < 2000; ++op) {
+                const auto id = static_cast<std::uint32_t>(std::uniform_int_distribution<int>(0, nbuf - 1)(rng));
+                const RefBuffer& b = buffers[id];
+                const std::int64_t begin = std::uniform_int_distribution<std::int64_t>(0, b.bytes)(rng);
+                const std::int64_t end =
+                    std::min(b.bytes, begin + std::uniform_int_distribution<std::int64_t>(0, 4 * b.chunk_bytes)(rng));
+                const bool store = std::uniform_int_distribution<int>(0, 2)(rng) == 0;
+                L2Access got, want;
+                if (store) cache.store(id, begin, end, got);
+                else cache.load(id, begin, end, got);
+                ref.touch(id, begin, end, store, want);
+                INFO("limit " << limit << " round " << round << " op " << op);
+                require_same(got, want, cache, ref);
+                REQUIRE(cache.dirty_bytes() <= static_cast<std::int64_t>(limit * static_cast<double>(capacity)) +
+                                                   b.chunk_bytes);
+            }
+        }
+    }
+}
+
+TEST_CASE("L2Cache: a store stream keeps the limit dirty and writes back the rest", "[sim][l2][cache]") {
+    const std::int64_t capacity = 1 << 20, chunk = 4096;
+    for (double limit : {0.0, 0.474, 1.0}) {
+        L2Cache cache;
+        cache.reset(capacity, chunk, 2, limit);
+        cache.set_buffer(0, 8 * capacity, chunk);
+        cache.set_buffer(1, 8 * capacity, chunk);
+        L2Access fill;
+        cache.load(1, 0, capacity, fill);  // full of clean data
+        L2Access st;
+        cache.store(0, 0, 3 * capacity, st);
+        const std::int64_t kept = limit > 0 ? static_cast<std::int64_t>(limit * capacity) / chunk * chunk : capacity;
+        INFO("limit " << limit);
+        CHECK(cache.dirty_bytes() == kept);
+        CHECK(st.writeback_bytes == 3 * capacity - kept);
     }
 }
 

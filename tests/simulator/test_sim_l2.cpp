@@ -108,6 +108,33 @@ TEST_CASE("stores over L2 capacity: write-backs + dirty at end == bytes stored",
     CHECK(p.total[Metric::dram_bytes_read] == 0.0);  // write-allocate without fetch
 }
 
+// Calibration::l2_dirty_limit (docs/validation change 30): the H100 keeps 0.47 of its L2 dirty
+// whatever a kernel writes; the rest is written back while the kernel runs.
+TEST_CASE("a dirty limit: a store stream keeps the limit dirty, the rest reaches HBM", "[sim][l2]") {
+    Hardware hw = test::test_gpu();
+    hw.calibration.l2_dirty_limit = 0.474;
+    SimpleLaunch w;
+    w.blocks = 400;
+    w.store_bytes = 512 * 1024;  // 200 MiB, 4x the L2
+    const Prediction p = run({make_simple_launch(w)}, hw);
+    const double written = p.total[Metric::dram_bytes_write];
+    const double dirty = p.extra.at("l2_dirty_bytes_at_end");
+    CHECK(written + dirty == static_cast<double>(200 * kMiB));
+    CHECK(dirty <= 0.474 * static_cast<double>(hw.l2_bytes));
+    CHECK(dirty > 0.46 * static_cast<double>(hw.l2_bytes));
+    // The limit only moves write-backs: reads and L2 bytes are those of the profile without it.
+    Hardware none = test::test_gpu();
+    const Prediction q = run({make_simple_launch(w)}, none);
+    CHECK(p.total[Metric::lts_t_bytes] == q.total[Metric::lts_t_bytes]);
+    CHECK(p.total[Metric::dram_bytes_read] == q.total[Metric::dram_bytes_read]);
+    CHECK(written > q.total[Metric::dram_bytes_write]);
+    // Out of range: refused by name.
+    hw.calibration.l2_dirty_limit = 1.5;
+    auto bad = sim::simulate(test::test_workload(), {make_simple_launch(w)}, hw, sim::Options{});
+    REQUIRE_FALSE(bad.ok());
+    CHECK(bad.error().message.find("l2_dirty_limit") != std::string::npos);
+}
+
 TEST_CASE("strided rows narrower than a sector over-fetch whole sectors", "[sim][l2]") {
     const Hardware hw = test::test_gpu();
     Launch l;

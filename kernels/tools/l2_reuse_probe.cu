@@ -1,0 +1,131 @@
+// tilescope-l2-reuse-probe: how much of a re-read the H100's L2 keeps, as a function of how
+// many bytes were brought in between the two reads (the reuse distance). The simulator's L2 is
+// a fully associative LRU per partition (simulator/l2_cache.hpp): it keeps every re-read whose
+// reuse distance fits the capacity and none beyond. The softmax kernel's passes re-read rows a
+// pass later, and the measured softmax launches take more of those re-reads from HBM than the
+// model predicts (docs/validation change 29), so this probe measures the curve itself.
+//
+// For each size D: the L2 is first filled with a 256 MiB buffer nobody reads again (clean lines);
+// then one launch, `first_read` (D bytes of X, 16-byte ld.global.nc per lane, every SM, in
+// address order) or `first_copy` (the same reads, each 16 bytes also stored to Y: the dirty lines
+// of a pass that writes, as the softmax's last pass does), then `second_read` reads the same D
+// bytes of X again in the same order. Under Nsight Compute (`--cache-control none`, so the L2 is
+// not flushed between launches; `--clock-control none`) the `second_read` launches' DRAM read
+// bytes give the share of X the L2 kept: 1 - dram__bytes_read / D. Without a profiler the probe
+// prints each launch's CUDA-event time. One JSON object per line, in launch order: pattern,
+// MiB, ms of each launch. With `store` as the argument, a third pattern instead: `first_store`
+// writes D bytes of Y (16-byte stores, nothing read) and `second_read` then reads D bytes of X
+// that nobody has read: the DRAM write bytes of each launch say how much dirty data the L2 keeps
+// while it fills (`first_store`) and whether new reads evict it (`second_read`). Exit 3 without
+// a GPU.
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+namespace {
+
+__global__ void flush_read(const uint4* __restrict__ f, long n16, unsigned* sink) {
+    unsigned acc = 0;
+    const long stride = static_cast<long>(gridDim.x) * blockDim.x;
+    for (long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n16; i += stride) {
+        const uint4 v = __ldg(f + i);
+        acc ^= v.x ^ v.y ^ v.z ^ v.w;
+    }
+    if (acc == 0x9e3779b9u) *sink = acc;  // keeps the loads; never true for the zeroed buffers
+}
+
+__global__ void first_read(const uint4* __restrict__ x, long n16, unsigned* sink) {
+    unsigned acc = 0;
+    const long stride = static_cast<long>(gridDim.x) * blockDim.x;
+    for (long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n16; i += stride) {
+        const uint4 v = __ldg(x + i);
+        acc ^= v.x ^ v.y ^ v.z ^ v.w;
+    }
+    if (acc == 0x9e3779b9u) *sink = acc;
+}
+
+__global__ void first_copy(const uint4* __restrict__ x, uint4* __restrict__ y, long n16) {
+    const long stride = static_cast<long>(gridDim.x) * blockDim.x;
+    for (long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n16; i += stride) y[i] = __ldg(x + i);
+}
+
+__global__ void first_store(uint4* __restrict__ y, long n16) {
+    const long stride = static_cast<long>(gridDim.x) * blockDim.x;
+    const uint4 v = make_uint4(1u, 2u, 3u, 4u);
+    for (long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n16; i += stride) y[i] = v;
+}
+
+__global__ void second_read(const uint4* __restrict__ x, long n16, unsigned* sink) {
+    unsigned acc = 0;
+    const long stride = static_cast<long>(gridDim.x) * blockDim.x;
+    for (long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n16; i += stride) {
+        const uint4 v = __ldg(x + i);
+        acc ^= v.x ^ v.y ^ v.z ^ v.w;
+    }
+    if (acc == 0x9e3779b9u) *sink = acc;
+}
+
+bool check(const char* what) {
+    const cudaError_t e = cudaGetLastError();
+    if (e == cudaSuccess) return true;
+    std::fprintf(stderr, "tilescope-l2-reuse-probe: %s: %s\n", what, cudaGetErrorString(e));
+    return false;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const bool store_pattern = argc > 1 && std::strcmp(argv[1], "store") == 0;
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
+        std::fprintf(stderr, "tilescope-l2-reuse-probe: no CUDA device\n");
+        return 3;
+    }
+    int sms = 0;
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+    cudaDeviceProp p{};
+    cudaGetDeviceProperties(&p, 0);
+    std::printf("{\"probe\":\"device\",\"name\":\"%s\",\"sms\":%d,\"cc\":\"%d%d\",\"l2_bytes\":%d}\n", p.name, sms,
+                p.major, p.minor, p.l2CacheSize);
+    const long flush = 256L << 20, most = 160L << 20;
+    uint4 *f = nullptr, *x = nullptr, *y = nullptr;
+    unsigned* sink = nullptr;
+    if (cudaMalloc(&f, flush) != cudaSuccess || cudaMalloc(&x, most) != cudaSuccess ||
+        cudaMalloc(&y, most) != cudaSuccess || cudaMalloc(&sink, 4) != cudaSuccess || cudaMemset(f, 0, flush) != cudaSuccess ||
+        cudaMemset(x, 0, most) != cudaSuccess || cudaMemset(y, 0, most) != cudaSuccess) {
+        std::fprintf(stderr, "tilescope-l2-reuse-probe: cannot allocate 576 MiB\n");
+        return 1;
+    }
+    const dim3 grid(static_cast<unsigned>(sms * 8)), block(256);
+    cudaEvent_t e[4];
+    for (auto& ev : e) cudaEventCreate(&ev);
+    const std::vector<long> mib = {2, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 56, 64, 80, 96, 128, 160};
+    std::vector<const char*> patterns = {"read", "copy"};
+    if (store_pattern) patterns = {"store"};
+    for (const char* pattern : patterns) {
+        const bool copy = std::strcmp(pattern, "copy") == 0, store = std::strcmp(pattern, "store") == 0;
+        for (long m : mib) {
+            const long n16 = (m << 20) / 16;
+            cudaEventRecord(e[0]);
+            flush_read<<<grid, block>>>(f, flush / 16, sink);
+            cudaEventRecord(e[1]);
+            if (copy) first_copy<<<grid, block>>>(x, y, n16);
+            else if (store) first_store<<<grid, block>>>(y, n16);
+            else first_read<<<grid, block>>>(x, n16, sink);
+            cudaEventRecord(e[2]);
+            second_read<<<grid, block>>>(x, n16, sink);
+            cudaEventRecord(e[3]);
+            cudaEventSynchronize(e[3]);
+            if (!check(pattern)) return 1;
+            float t1 = 0, t2 = 0;
+            cudaEventElapsedTime(&t1, e[1], e[2]);
+            cudaEventElapsedTime(&t2, e[2], e[3]);
+            std::printf("{\"probe\":\"l2_reuse\",\"pattern\":\"%s\",\"mib\":%ld,\"first_ms\":%.5f,\"second_ms\":%.5f,"
+                        "\"second_tbps\":%.4f}\n",
+                        pattern, m, t1, t2, static_cast<double>(m << 20) / (t2 * 1e-3) / 1e12);
+        }
+    }
+    return 0;
+}
