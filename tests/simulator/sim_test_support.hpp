@@ -10,6 +10,7 @@
 
 #include "core/hardware.hpp"
 #include "core/launch.hpp"
+#include "core/lower.hpp"
 #include "core/workload.hpp"
 #include "simulator/simulate.hpp"
 
@@ -162,6 +163,17 @@ inline Prediction run(const std::vector<Launch>& launches, const Hardware& hw, b
     sim::Options opt;
     opt.l2 = l2;
     auto p = sim::simulate(test_workload(), launches, hw, opt);
+    INFO((p ? std::string() : p.error().message));
+    REQUIRE(p.ok());
+    return std::move(p).value();
+}
+
+// Lowers workload `w` for `hw` and simulates it (default options), requiring both to succeed.
+inline Prediction predict(const Workload& w, const Hardware& hw) {
+    auto launches = lower(w, hw);
+    INFO((launches ? std::string() : launches.error().message));
+    REQUIRE(launches.ok());
+    auto p = sim::simulate(w, *launches, hw, sim::Options{});
     INFO((p ? std::string() : p.error().message));
     REQUIRE(p.ok());
     return std::move(p).value();

@@ -12,6 +12,7 @@
 #include "sim_test_support.hpp"
 
 using namespace tilescope;
+using tilescope::test::predict;
 
 namespace {
 
@@ -28,16 +29,6 @@ Workload flash1_small() {
     INFO((w ? std::string() : w.error().message));
     REQUIRE(w.ok());
     return *w;
-}
-
-Prediction predict(const Workload& w, const Hardware& hw) {
-    auto launches = lower(w, hw);
-    INFO((launches ? std::string() : launches.error().message));
-    REQUIRE(launches.ok());
-    auto p = sim::simulate(w, *launches, hw, sim::Options{});
-    INFO((p ? std::string() : p.error().message));
-    REQUIRE(p.ok());
-    return *p;
 }
 
 // One block of 128 threads, one pipeline stage, block-private data: 8 iterations each load 4096

@@ -13,6 +13,7 @@
 #include "sim_test_support.hpp"
 
 using namespace tilescope;
+using tilescope::test::predict;
 
 namespace {
 
@@ -30,16 +31,6 @@ Workload softmax(const std::string& variant, std::int64_t rows, std::int64_t col
     INFO((w ? std::string() : w.error().message));
     REQUIRE(w.ok());
     return *w;
-}
-
-Prediction predict(const Workload& w, const Hardware& hw) {
-    auto launches = lower(w, hw);
-    INFO((launches ? std::string() : launches.error().message));
-    REQUIRE(launches.ok());
-    auto p = sim::simulate(w, *launches, hw, sim::Options{});
-    INFO((p ? std::string() : p.error().message));
-    REQUIRE(p.ok());
-    return *p;
 }
 
 int reductions_per_row(const Workload& w, const Hardware& hw) {
