@@ -24,6 +24,8 @@
 #include <cstring>
 #include <vector>
 
+#include "kernels/tools/probe_device.cuh"
+
 namespace {
 
 // Reads n16 16-byte vectors of x, grid-stride in address order, and keeps the loads alive. The
@@ -66,17 +68,8 @@ bool check(const char* what) {
 
 int main(int argc, char** argv) {
     const bool store_pattern = argc > 1 && std::strcmp(argv[1], "store") == 0;
-    int n = 0;
-    if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
-        std::fprintf(stderr, "tilescope-l2-reuse-probe: no CUDA device\n");
-        return 3;
-    }
-    int sms = 0;
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
-    cudaDeviceProp p{};
-    cudaGetDeviceProperties(&p, 0);
-    std::printf("{\"probe\":\"device\",\"name\":\"%s\",\"sms\":%d,\"cc\":\"%d%d\",\"l2_bytes\":%d}\n", p.name, sms,
-                p.major, p.minor, p.l2CacheSize);
+    const int sms = probe_device("tilescope-l2-reuse-probe");
+    if (sms == 0) return 3;
     const long flush = 256L << 20, most = 160L << 20;
     uint4 *f = nullptr, *x = nullptr, *y = nullptr;
     unsigned* sink = nullptr;

@@ -26,6 +26,8 @@
 #include <cstring>
 #include <vector>
 
+#include "kernels/tools/probe_device.cuh"
+
 namespace {
 
 constexpr long kCols = 4096;
@@ -153,17 +155,8 @@ bool run(bool fragment, __half* c, long bytes, int sms, int warps) {
 
 int main(int argc, char** argv) {
     const bool mixed_only = argc > 1 && std::strcmp(argv[1], "--mixed-only") == 0;
-    int n = 0;
-    if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
-        std::fprintf(stderr, "tilescope-store-path-probe: no CUDA device\n");
-        return 3;
-    }
-    int sms = 0;
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
-    cudaDeviceProp p{};
-    cudaGetDeviceProperties(&p, 0);
-    std::printf("{\"probe\":\"device\",\"name\":\"%s\",\"sms\":%d,\"cc\":\"%d%d\",\"l2_bytes\":%d}\n", p.name, sms,
-                p.major, p.minor, p.l2CacheSize);
+    const int sms = probe_device("tilescope-store-path-probe");
+    if (sms == 0) return 3;
     if (cudaFuncSetAttribute(fragment_store, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes) != cudaSuccess ||
         cudaFuncSetAttribute(coalesced_store, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes) != cudaSuccess ||
         cudaFuncSetAttribute(read_then_store<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes) !=

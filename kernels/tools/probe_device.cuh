@@ -1,0 +1,24 @@
+// Shared start of the stand-alone probes in kernels/tools: finds device 0, prints its line
+//   {"probe":"device","name":...,"sms":...,"cc":...,"l2_bytes":...}
+// and returns its SM count, or 0 (after "<tool>: no CUDA device" on stderr) when there is none;
+// the probes then exit with code 3.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdio>
+
+inline int probe_device(const char* tool) {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
+        std::fprintf(stderr, "%s: no CUDA device\n", tool);
+        return 0;
+    }
+    int sms = 0;
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+    cudaDeviceProp p{};
+    cudaGetDeviceProperties(&p, 0);
+    std::printf("{\"probe\":\"device\",\"name\":\"%s\",\"sms\":%d,\"cc\":\"%d%d\",\"l2_bytes\":%d}\n", p.name, sms,
+                p.major, p.minor, p.l2CacheSize);
+    return sms;
+}
