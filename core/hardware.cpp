@@ -106,6 +106,7 @@ const std::vector<CalSpec>& calibration_specs() {
         {"warp_op_ns", &Calibration::warp_op_ns, CalRule::non_negative, true},
         {"warp_issue_model", &Calibration::warp_issue_model, CalRule::flag, true},
         {"warp_queue_model", &Calibration::warp_queue_model, CalRule::flag, true},
+        {"warp_load_issue_serial", &Calibration::warp_load_issue_serial, CalRule::flag, true},
         {"sm_l2_bytes_per_cycle", &Calibration::sm_l2_bytes_per_cycle, CalRule::positive},
         {"load_latency_scale", &Calibration::load_latency_scale, CalRule::positive, true},
         {"load_latency_ns_per_byte", &Calibration::load_latency_ns_per_byte, CalRule::non_negative, true},

@@ -75,9 +75,19 @@ struct Calibration {
     // network of blocks around one issue server, between the issue form's k x I + L and blocks
     // that never meet. warp_overlap_exponent must stay at 1; not with warp_issue_model 1.
     double warp_queue_model = 0.0;
+    // Simulator: the power law's load issue is serial (0 or 1; docs/validation change 33). With 1,
+    // the warps sharing a sub-partition issue their global loads (cp.async, ld.global) one after
+    // another: the load-issue term of t_warp is charged k times (k warps per sub-partition) instead
+    // of being stretched by k^(1-g) with the rest; the other terms keep the power law. Measured by
+    // tilescope-l2-fill-probe (change 32): one warp's 16-byte cp.async takes 17-18 ns of its step
+    // whatever the other warps do, and flash2's 2-warp tiles take about that much longer per
+    // extra cp.async. Power-law form only (not with warp_issue_model or warp_queue_model, whose
+    // issue term already queues the loads).
+    double warp_load_issue_serial = 0.0;
     bool warp_model() const {
         return warp_iteration_ns > 0 || warp_load_issue_ns_per_byte > 0 || warp_overlap_exponent != 1.0 ||
-               warp_smem_read_ns_per_byte > 0 || warp_op_ns > 0 || warp_issue_model != 0.0 || warp_queue_model != 0.0;
+               warp_smem_read_ns_per_byte > 0 || warp_op_ns > 0 || warp_issue_model != 0.0 || warp_queue_model != 0.0 ||
+               warp_load_issue_serial != 0.0;
     }
     // Simulator: exposed latency of a tile load, as a multiple of the pointer-chase latencies
     // (hbm_latency_ns, l2_latency_ns). A pointer chase times one dependent 4-byte load on an idle

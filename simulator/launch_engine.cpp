@@ -168,9 +168,18 @@ double tensor_rate(const Rates& r, const Residency& res) {
 // above overcharged blocks of few warps. Worked example: flash2 32 x 64, d = 64, 2 warps,
 // 6 blocks per SM (k = 3): with I = 400 ns and L = 700 ns an iteration of the SM's six blocks
 // takes 3 x 400 + 700 = 1900 ns, and each block's phase is given 1900 / 6 = 317 ns of work.
+// Serial load issue (Calibration::warp_load_issue_serial = 1, docs/validation change 33): in the
+// power law, the load-issue term ld of t_warp is not stretched with the rest but paid once per
+// warp of the sub-partition: a block's phase is given ((t_warp - ld) k^(1-g) + k ld) / B, and a
+// block alone on its SM takes (t_warp - ld) k_b^(1-g) + k_b ld, which the per-job cap gives for
+// the launch's first mma phase (as in the issue form). Worked example: flash2 32 x 64, d = 64,
+// 2 warps, 6 blocks per SM (k = 3, k_b = 1), g = 0.648: with t_warp = 652 ns of which ld = 245 ns
+// the power law gives 652 x 3^0.352 / 6 = 160 ns, the serial form (407 x 1.472 + 3 x 245) / 6 =
+// 222 ns.
 struct WarpModel {
     bool on = false;
     bool issue_form = false;
+    bool serial_load = false;                // Calibration::warp_load_issue_serial (change 33)
     bool queue_form = false;                 // Calibration::warp_queue_model (change 26)
     double k = 1, kb = 1, blocks = 1;        // warps per sub-partition (SM full, block alone), B
     double ns_per_tensor_flop_per_warp = 0;  // 0 when no per-warp tensor rate is set
@@ -180,6 +189,7 @@ struct WarpModel {
     double ns_per_op = 0;                    // already divided by threads per block
     double inv_warps = 1;
     double work_scale = 1;                   // k^(1-g) / B
+    double alone_scale = 1;                  // k_b^(1-g): a block alone on its SM
     double job_cap = 1;                      // (k / k_b)^(1-g) / B
     // The serial issue time of a phase with these block-wide amounts, times work_scale. The
     // fixed wait per mma iteration (iteration_ns: barriers, cp.async wait) is not in it: it is
@@ -190,7 +200,19 @@ struct WarpModel {
         const double t_issue = (tensor > 0 ? tensor * inv_warps * ns_per_tensor_flop_per_warp : 0.0) +
                               issue_ns_per_load_byte * load_bytes + ns_per_smem_read_byte * smem_read_bytes +
                               ns_per_op * ops;
+        if (serial_load) {
+            const double ld = issue_ns_per_load_byte * load_bytes;
+            return (t_issue - ld) * work_scale + k * ld / blocks;
+        }
         return t_issue * work_scale;
+    }
+    // Serial load issue: what a block alone on its SM takes for the same phase (its k_b warps per
+    // sub-partition), so that work / alone is the per-job cap.
+    double alone(double tensor, double load_bytes, double smem_read_bytes, double ops) const {
+        const double ld = issue_ns_per_load_byte * load_bytes;
+        const double rest = (tensor > 0 ? tensor * inv_warps * ns_per_tensor_flop_per_warp : 0.0) +
+                            ns_per_smem_read_byte * smem_read_bytes + ns_per_op * ops;
+        return rest * alone_scale + kb * ld;
     }
     // Issue form: one warp's issue time and its mma chain for a phase with these block-wide amounts.
     double issue(double load_bytes, double smem_read_bytes, double ops) const {
@@ -206,6 +228,10 @@ struct WarpModel {
     // Issue form: the per-job cap that gives a block alone on its SM k_b x I + L for this phase;
     // 0 when the phase has no work.
     double issue_cap(double tensor, double load_bytes, double smem_read_bytes, double ops) const {
+        if (serial_load) {
+            const double a = alone(tensor, load_bytes, smem_read_bytes, ops);
+            return a > 0 ? std::min(1.0, work(tensor, load_bytes, smem_read_bytes, ops) / a) : 0.0;
+        }
         const double i = issue(load_bytes, smem_read_bytes, ops), l = latency(tensor);
         if (!(k * i + l > 0)) return 0.0;
         return std::min(1.0, (k * i + l) / (blocks * (kb * i + l)));
@@ -229,6 +255,8 @@ WarpModel warp_model(const Rates& r, const Launch& launch, const Residency& res)
     m.ns_per_op = r.warp_op_ns / std::max(1, launch.threads_per_block);
     m.inv_warps = 1.0 / w;
     m.work_scale = std::pow(k, e) / b;
+    m.alone_scale = std::pow(kb, e);
+    m.serial_load = r.warp_load_issue_serial;
     m.job_cap = std::min(1.0, std::pow(k / kb, e) / b);
     m.issue_form = r.warp_issue_model;
     m.k = k;
@@ -507,7 +535,7 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
         // Issue form: the SM servers' per-job cap from the launch's first mma phase (or, until
         // one is seen, its first phase with work). The first block's program is built before
         // any of its work joins a server, so the cap holds from the start.
-        if (warp_.issue_form && !issue_cap_from_mma_ && (tensor > 0 || !(issue_cap_ > 0))) {
+        if ((warp_.issue_form || warp_.serial_load) && !issue_cap_from_mma_ && (tensor > 0 || !(issue_cap_ > 0))) {
             const double cap = warp_.issue_cap(tensor, load_bytes, smem_read, fp32 + sfu);
             if (cap > 0) {
                 issue_cap_ = cap;

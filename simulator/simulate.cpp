@@ -120,6 +120,12 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
                           ": calibration.warp_queue_model 1 needs warp_overlap_exponent 1 and warp_issue_model 0 (got " +
                           std::to_string(c.warp_overlap_exponent) + " and " + std::to_string(c.warp_issue_model) + ")");
     }
+    if (c.warp_load_issue_serial != 0.0 && (c.warp_issue_model != 0.0 || c.warp_queue_model != 0.0)) {
+        return make_error("profile " + hw.name +
+                          ": calibration.warp_load_issue_serial 1 needs warp_issue_model 0 and warp_queue_model 0 (got " +
+                          std::to_string(c.warp_issue_model) + " and " + std::to_string(c.warp_queue_model) +
+                          "; their issue term already queues the loads)");
+    }
     const double sms = static_cast<double>(hw.sm_count);
     double tensor = hw.tensor_fp16_flops_per_s;
     if (dtype == DType::bf16) tensor = hw.tensor_bf16_flops_per_s;
@@ -139,6 +145,7 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
     r.warp_op_ns = c.warp_op_ns;
     r.warp_issue_model = c.warp_issue_model != 0.0;
     r.warp_queue_model = c.warp_queue_model != 0.0;
+    r.warp_load_issue_serial = c.warp_load_issue_serial != 0.0;
     r.sm_subpartitions = std::max(1, hw.sm_subpartitions);
     r.fp32_flops_per_ns = hw.fp32_flops_per_s / sms * c.fp32_efficiency * 1e-9;
     r.sfu_ops_per_ns = hw.sfu_ops_per_s / sms * 1e-9;

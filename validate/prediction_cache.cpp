@@ -38,6 +38,7 @@ std::string profile_fingerprint(const Hardware& hw) {
         if (c.warp_op_ns > 0) cal << " warp_op_ns " << c.warp_op_ns;
         if (c.warp_issue_model != 0.0) cal << " warp_issue_model " << c.warp_issue_model;
         if (c.warp_queue_model != 0.0) cal << " warp_queue_model " << c.warp_queue_model;
+        if (c.warp_load_issue_serial != 0.0) cal << " warp_load_issue_serial " << c.warp_load_issue_serial;
     }
     if (c.load_latency_scale != 1.0) cal << " load_latency_scale " << c.load_latency_scale;
     if (c.load_latency_ns_per_byte > 0) cal << " load_latency_ns_per_byte " << c.load_latency_ns_per_byte;

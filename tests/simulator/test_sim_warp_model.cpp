@@ -403,3 +403,100 @@ TEST_CASE("warp model, queue form: the flag is 0 or 1, excludes the issue form a
         CHECK(r.error().message.find("warp_queue_model") != std::string::npos);
     }
 }
+
+// Serial load issue (Calibration::warp_load_issue_serial = 1, docs/validation change 33): in the
+// power law, the load-issue term ld of a warp's iteration is paid by each of the k warps of a
+// sub-partition in turn, the rest (t_rest) is stretched by k^(1-g): B blocks per SM do an
+// iteration in t_rest k^(1-g) + k ld of SM time, a block alone on its SM in t_rest k_b^(1-g) + k_b ld.
+namespace {
+
+// quiet_gpu() with slow warps (64 FLOP per cycle), a 300 ns wait, 400 ns per loaded byte per thread
+// (the 4 KiB per block and iteration of tensor_launch) and exponent 0.5, serial load issue on.
+Hardware serial_gpu() {
+    Hardware hw = quiet_gpu();
+    hw.calibration.tensor_flops_per_cycle_per_warp = 64;
+    hw.calibration.warp_iteration_ns = 300;
+    hw.calibration.warp_load_issue_ns_per_byte = 400;
+    hw.calibration.warp_overlap_exponent = 0.5;
+    hw.calibration.warp_load_issue_serial = 1;
+    return hw;
+}
+
+}  // namespace
+
+TEST_CASE("warp model, serial load issue: k warps per sub-partition pay the load issue k times",
+          "[sim][warp_model][serial_load]") {
+    Hardware hw = serial_gpu();
+    const double flops = 4e7;
+    const std::int64_t iters = 4;
+    const double per_warp_flops_per_ns = 64 * hw.sm_clock_hz * 1e-9;
+    const double rest = flops / 8 / per_warp_flops_per_ns;  // 8-warp blocks: t_rest
+    const double ld = 400.0 * 4096 / 256;                   // 6400 ns per warp and iteration
+
+    // One 8-warp block per SM (k = k_b = 2): it is alone, so t_rest sqrt(2) + 2 ld + the wait.
+    const Launch one = test::tensor_launch(132, 256, flops, iters);
+    CHECK(duration(one, hw) == Approx(iters * (rest * std::sqrt(2.0) + 2 * ld + 300)).epsilon(0.01));
+    // Four per SM (k = 8): the SM does an iteration of all four in t_rest sqrt(8) + 8 ld, and the
+    // waits hide behind each other's work.
+    const Launch four = test::tensor_launch(4 * 132, 256, flops, iters);
+    CHECK(duration(four, hw) == Approx(iters * (rest * std::sqrt(8.0) + 8 * ld)).epsilon(0.01));
+
+    // The power law with the same terms stretches ld with the rest: (t_rest + ld) sqrt(8), less
+    // than the serial form by (8 - sqrt(8)) ld per iteration, a difference the checks above see.
+    Hardware power = hw;
+    power.calibration.warp_load_issue_serial = 0;
+    CHECK(duration(four, power) == Approx(iters * (rest + ld) * std::sqrt(8.0)).epsilon(0.01));
+    REQUIRE((8 - std::sqrt(8.0)) * ld > 0.05 * (rest * std::sqrt(8.0) + 8 * ld));
+    // Without loads the two forms agree.
+    Hardware no_ld = hw, no_ld_power = power;
+    no_ld.calibration.warp_load_issue_ns_per_byte = no_ld_power.calibration.warp_load_issue_ns_per_byte = 0;
+    no_ld.calibration.warp_iteration_ns = no_ld_power.calibration.warp_iteration_ns = 300;
+    CHECK(duration(four, no_ld) == Approx(duration(four, no_ld_power)).epsilon(1e-9));
+}
+
+TEST_CASE("warp model, serial load issue: a block alone on its SM takes t_rest k_b^(1-g) + k_b ld (the tail)",
+          "[sim][warp_model][serial_load]") {
+    Hardware hw = serial_gpu();
+    const double flops = 4e7;
+    const std::int64_t iters = 4;
+    // 32-warp blocks: at most 2 per SM. One SM and 3 blocks: two in step (k = 16), then the third
+    // alone (k_b = 8); blocks in step pay the wait once per iteration.
+    hw.sm_count = 1;
+    const double per_warp_flops_per_ns = 64 * hw.sm_clock_hz * 1e-9;
+    const double rest = flops / 32 / per_warp_flops_per_ns;
+    const double ld = 400.0 * 4096 / 1024;
+    const Launch l = test::tensor_launch(3, 1024, flops, iters);
+    const double full = iters * (300 + rest * 4 + 16 * ld), alone = iters * (300 + rest * std::sqrt(8.0) + 8 * ld);
+    CHECK(duration(l, hw) == Approx(full + alone).epsilon(0.01));
+    // With the power law's cap, (k / k_b)^(1-g) / B, the lone block would take
+    // t_rest sqrt(8) + 8 ld sqrt(2): a different number, so the check above can tell.
+    REQUIRE(std::abs(iters * (300 + rest * std::sqrt(8.0) + 8 * ld * std::sqrt(2.0)) - alone) > 0.05 * alone);
+}
+
+TEST_CASE("warp model, serial load issue: the flag is 0 or 1, round-trips and excludes the issue and queue forms",
+          "[sim][warp_model][serial_load][profile]") {
+    Hardware hw = test::test_gpu();
+    hw.calibration.calibrated = true;
+    hw.calibration.warp_iteration_ns = 100;
+    CHECK(hardware_to_json(hw).find("warp_load_issue_serial") == std::string::npos);
+    hw.calibration.warp_load_issue_serial = 1;
+    CHECK(hw.calibration.warp_model());
+    Calibration only;
+    only.warp_load_issue_serial = 1;
+    CHECK(only.warp_model());
+    auto back = parse_hardware(hardware_to_json(hw), "test");
+    REQUIRE(back.ok());
+    CHECK(back->calibration.warp_load_issue_serial == 1);
+    auto bad = parse_hardware(test::with_field(hardware_to_json(hw), "warp_load_issue_serial", "0.5"), "test");
+    REQUIRE_FALSE(bad.ok());
+    CHECK(bad.error().message.find("warp_load_issue_serial") != std::string::npos);
+    CHECK(bad.error().message.find("0 or 1") != std::string::npos);
+    for (const bool issue : {false, true}) {
+        Hardware both = hw;
+        if (issue) both.calibration.warp_issue_model = 1;
+        else both.calibration.warp_queue_model = 1;
+        auto r = sim::simulate(test::test_workload(), {test::tensor_launch(1, 64, 1e3)}, both, sim::Options{});
+        REQUIRE_FALSE(r.ok());
+        CHECK(r.error().message.find("warp_load_issue_serial") != std::string::npos);
+    }
+}

@@ -323,6 +323,10 @@ TEST_CASE("validate: the warp model's issue form changes the profile fingerprint
     CHECK(profile_fingerprint(h) != issue);
     h.calibration.warp_queue_model = 0;
     CHECK(profile_fingerprint(h) == power);
+    h.calibration.warp_load_issue_serial = 1;  // serial load issue (change 33) too
+    CHECK(profile_fingerprint(h) != power);
+    h.calibration.warp_load_issue_serial = 0;
+    CHECK(profile_fingerprint(h) == power);
 }
 
 TEST_CASE("validate: the L1 fields change the profile fingerprint, their defaults do not", "[validate][cache]") {
