@@ -76,13 +76,6 @@ __global__ void async_fill(const uint4* __restrict__ src, long n16, int tile16, 
     if (acc == 0x9e3779b9u) *sink = acc;
 }
 
-bool check(const char* what) {
-    const cudaError_t e = cudaGetLastError();
-    if (e == cudaSuccess) return true;
-    std::fprintf(stderr, "tilescope-l2-fill-probe: %s: %s\n", what, cudaGetErrorString(e));
-    return false;
-}
-
 }  // namespace
 
 int main() {
@@ -128,14 +121,14 @@ int main() {
                     else async_fill<3><<<grid, c.threads, smem>>>(src, n16, tile16, steps, pair, sink);
                 };
                 launch();  // warm-up: brings the buffer into the L2
-                if (!check(path)) return 1;
+                if (!probe_ok("tilescope-l2-fill-probe", path)) return 1;
                 std::vector<float> ms;
                 for (int r = 0; r < 5; ++r) {
                     cudaEventRecord(e0);
                     launch();
                     cudaEventRecord(e1);
                     cudaEventSynchronize(e1);
-                    if (!check(path)) return 1;
+                    if (!probe_ok("tilescope-l2-fill-probe", path)) return 1;
                     float t = 0;
                     cudaEventElapsedTime(&t, e0, e1);
                     ms.push_back(t);

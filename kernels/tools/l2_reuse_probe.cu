@@ -57,13 +57,6 @@ __global__ void first_store(uint4* __restrict__ y, long n16) {
 
 __global__ void second_read(const uint4* __restrict__ x, long n16, unsigned* sink) { read_all(x, n16, sink); }
 
-bool check(const char* what) {
-    const cudaError_t e = cudaGetLastError();
-    if (e == cudaSuccess) return true;
-    std::fprintf(stderr, "tilescope-l2-reuse-probe: %s: %s\n", what, cudaGetErrorString(e));
-    return false;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -99,7 +92,7 @@ int main(int argc, char** argv) {
             second_read<<<grid, block>>>(x, n16, sink);
             cudaEventRecord(e[3]);
             cudaEventSynchronize(e[3]);
-            if (!check(pattern)) return 1;
+            if (!probe_ok("tilescope-l2-reuse-probe", pattern)) return 1;
             float t1 = 0, t2 = 0;
             cudaEventElapsedTime(&t1, e[1], e[2]);
             cudaEventElapsedTime(&t2, e[2], e[3]);

@@ -1,7 +1,7 @@
 // Shared start of the stand-alone probes in kernels/tools: finds device 0, prints its line
 //   {"probe":"device","name":...,"sms":...,"cc":...,"l2_bytes":...}
 // and returns its SM count, or 0 (after "<tool>: no CUDA device" on stderr) when there is none;
-// the probes then exit with code 3.
+// the probes then exit with code 3. probe_ok(tool, what) reports a failed launch the same way.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -21,4 +21,12 @@ inline int probe_device(const char* tool) {
     std::printf("{\"probe\":\"device\",\"name\":\"%s\",\"sms\":%d,\"cc\":\"%d%d\",\"l2_bytes\":%d}\n", p.name, sms,
                 p.major, p.minor, p.l2CacheSize);
     return sms;
+}
+
+// False (after "<tool>: <what>: <CUDA error>" on stderr) when the last launch failed.
+inline bool probe_ok(const char* tool, const char* what) {
+    const cudaError_t e = cudaGetLastError();
+    if (e == cudaSuccess) return true;
+    std::fprintf(stderr, "%s: %s: %s\n", tool, what, cudaGetErrorString(e));
+    return false;
 }

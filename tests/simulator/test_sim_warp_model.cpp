@@ -11,8 +11,10 @@
 #include <catch2/catch.hpp>
 
 #include <array>
+#include <functional>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "core/hardware.hpp"
 #include "simulator/simulate.hpp"
@@ -380,28 +382,46 @@ TEST_CASE("warp model, queue form: B blocks in step take iterations x (L + B k_b
     CHECK(two == Approx(2 * one).epsilon(0.01));
 }
 
-TEST_CASE("warp model, queue form: the flag is 0 or 1, excludes the issue form and the overlap exponent",
-          "[sim][warp_model][queue][profile]") {
+namespace {
+
+// A warp-model form flag (0 or 1) in a profile: absent from its JSON until set, switches the
+// warp model on by itself, round-trips, any other value is refused naming the field and "0 or 1",
+// and simulate() refuses it, naming it, next to each setting in `conflicts`.
+void check_form_flag(double Calibration::*flag, const std::string& name,
+                     const std::vector<std::function<void(Calibration&)>>& conflicts) {
     Hardware hw = test::test_gpu();
     hw.calibration.calibrated = true;
     hw.calibration.warp_iteration_ns = 100;
-    CHECK(hardware_to_json(hw).find("warp_queue_model") == std::string::npos);
-    hw.calibration.warp_queue_model = 1;
+    CHECK(hardware_to_json(hw).find(name) == std::string::npos);
+    hw.calibration.*flag = 1;
     CHECK(hw.calibration.warp_model());
+    Calibration only;
+    only.*flag = 1;
+    CHECK(only.warp_model());
     auto back = parse_hardware(hardware_to_json(hw), "test");
     REQUIRE(back.ok());
-    CHECK(back->calibration.warp_queue_model == 1);
-    auto bad = parse_hardware(test::with_field(hardware_to_json(hw), "warp_queue_model", "2"), "test");
-    REQUIRE_FALSE(bad.ok());
-    CHECK(bad.error().message.find("warp_queue_model") != std::string::npos);
-    for (const bool issue : {false, true}) {
+    CHECK(back->calibration.*flag == 1);
+    for (const char* value : {"2", "0.5"}) {
+        auto bad = parse_hardware(test::with_field(hardware_to_json(hw), name, value), "test");
+        REQUIRE_FALSE(bad.ok());
+        CHECK(bad.error().message.find(name) != std::string::npos);
+        CHECK(bad.error().message.find("0 or 1") != std::string::npos);
+    }
+    for (const auto& conflict : conflicts) {
         Hardware both = hw;
-        if (issue) both.calibration.warp_issue_model = 1;
-        else both.calibration.warp_overlap_exponent = 0.6;
+        conflict(both.calibration);
         auto r = sim::simulate(test::test_workload(), {test::tensor_launch(1, 64, 1e3)}, both, sim::Options{});
         REQUIRE_FALSE(r.ok());
-        CHECK(r.error().message.find("warp_queue_model") != std::string::npos);
+        CHECK(r.error().message.find(name) != std::string::npos);
     }
+}
+
+}  // namespace
+
+TEST_CASE("warp model, queue form: the flag is 0 or 1, excludes the issue form and the overlap exponent",
+          "[sim][warp_model][queue][profile]") {
+    check_form_flag(&Calibration::warp_queue_model, "warp_queue_model",
+                    {[](Calibration& c) { c.warp_issue_model = 1; }, [](Calibration& c) { c.warp_overlap_exponent = 0.6; }});
 }
 
 // Serial load issue (Calibration::warp_load_issue_serial = 1, docs/validation change 33): in the
@@ -475,28 +495,6 @@ TEST_CASE("warp model, serial load issue: a block alone on its SM takes t_rest k
 
 TEST_CASE("warp model, serial load issue: the flag is 0 or 1, round-trips and excludes the issue and queue forms",
           "[sim][warp_model][serial_load][profile]") {
-    Hardware hw = test::test_gpu();
-    hw.calibration.calibrated = true;
-    hw.calibration.warp_iteration_ns = 100;
-    CHECK(hardware_to_json(hw).find("warp_load_issue_serial") == std::string::npos);
-    hw.calibration.warp_load_issue_serial = 1;
-    CHECK(hw.calibration.warp_model());
-    Calibration only;
-    only.warp_load_issue_serial = 1;
-    CHECK(only.warp_model());
-    auto back = parse_hardware(hardware_to_json(hw), "test");
-    REQUIRE(back.ok());
-    CHECK(back->calibration.warp_load_issue_serial == 1);
-    auto bad = parse_hardware(test::with_field(hardware_to_json(hw), "warp_load_issue_serial", "0.5"), "test");
-    REQUIRE_FALSE(bad.ok());
-    CHECK(bad.error().message.find("warp_load_issue_serial") != std::string::npos);
-    CHECK(bad.error().message.find("0 or 1") != std::string::npos);
-    for (const bool issue : {false, true}) {
-        Hardware both = hw;
-        if (issue) both.calibration.warp_issue_model = 1;
-        else both.calibration.warp_queue_model = 1;
-        auto r = sim::simulate(test::test_workload(), {test::tensor_launch(1, 64, 1e3)}, both, sim::Options{});
-        REQUIRE_FALSE(r.ok());
-        CHECK(r.error().message.find("warp_load_issue_serial") != std::string::npos);
-    }
+    check_form_flag(&Calibration::warp_load_issue_serial, "warp_load_issue_serial",
+                    {[](Calibration& c) { c.warp_issue_model = 1; }, [](Calibration& c) { c.warp_queue_model = 1; }});
 }
