@@ -113,6 +113,8 @@ const std::vector<CalSpec>& calibration_specs() {
         {"load_latency_ns_per_tbps", &Calibration::load_latency_ns_per_tbps, CalRule::non_negative, true},
         {"block_reduction_ns", &Calibration::block_reduction_ns, CalRule::non_negative, true},
         {"fragment_store_bytes_per_s", &Calibration::fragment_store_bytes_per_s, CalRule::non_negative, true},
+        {"fragment_store_issue_ns_per_byte", &Calibration::fragment_store_issue_ns_per_byte, CalRule::non_negative, true},
+        {"fragment_store_own_drain", &Calibration::fragment_store_own_drain, CalRule::flag, true},
         {"l1_random_replacement", &Calibration::l1_random_replacement, CalRule::flag, true},
         {"l1_capacity_fraction", &Calibration::l1_capacity_fraction, CalRule::efficiency, true},
         {"l2_dirty_limit", &Calibration::l2_dirty_limit, CalRule::probability, true},

@@ -127,6 +127,19 @@ struct Calibration {
     // store's L2 work is its bytes x L2 rate / this rate, on the L2 server shared with the loads.
     // 0 = like any store (the default).
     double fragment_store_bytes_per_s = 0.0;
+    // Simulator: the fragment stores' own path (docs/validation change 35; both 0 by default, so
+    // profiles without them predict exactly as before). tilescope-store-path-probe (change 24)
+    // found the slow path in two places: each SM issues fragment stores at 15.8 GB/s whatever its
+    // warps (1-4 SMs, 8 or 32 warps per SM: 0.0632 ns per byte), and the whole GPU drains them at
+    // about 0.9 TB/s, while L2-resident reads between them cost the stores almost nothing.
+    // fragment_store_issue_ns_per_byte: ns per stored byte that a fragment-store phase adds to
+    // its block's work on the SM (the SM server, shared with the SM's other blocks).
+    // fragment_store_own_drain = 1: the stores' data bytes drain on a GPU-wide server of their
+    // own at fragment_store_bytes_per_s, and their sectors cost the L2 server only their bytes at
+    // its own rate (0: the L2 work of a fragment store is its bytes x L2 rate / that rate, shared
+    // with the loads, as before).
+    double fragment_store_issue_ns_per_byte = 0.0;
+    double fragment_store_own_drain = 0.0;
     // Simulator: the L1's victim (0 or 1; 0, the default, is the least recently used chunk). 1 =
     // random replacement (docs/validation change 25): the H100's L1 keeps less of a re-read row
     // than an LRU of its capacity would (simulator/l1_cache.hpp).

@@ -272,7 +272,8 @@ WarpModel warp_model(const Rates& r, const Launch& launch, const Residency& res)
     return m;
 }
 
-constexpr std::uint32_t kHbmServer = 0, kL2Server = 1, kFirstSmServer = 2;
+// kFragServer: the fragment stores' own GPU-wide drain (Rates::fragment_store_own_drain; idle otherwise).
+constexpr std::uint32_t kHbmServer = 0, kL2Server = 1, kFragServer = 2, kFirstSmServer = 3;
 
 class Engine {
 public:
@@ -352,6 +353,9 @@ private:
     WarpModel warp_;
     double issue_cap_ = 0;              // issue form: the SM servers' per-job cap (load_program)
     bool issue_cap_from_mma_ = false;   // ... set from an mma phase (final)
+    // ns per stored byte a fragment-store phase adds to its SM's work (0 unless the launch
+    // stores fragments and the profile sets Rates::fragment_store_issue_ns_per_byte).
+    double store_issue_ns_per_byte_ = 0;
     double lrc_in_step_;  // chance that blocks reading the same tile start in step (0: no coalescer)
     double lrc_merged_ = 0;  // expected read bytes the coalescer merged
     double inflight_bytes_ = 0;  // loads issued and not back, one iteration's bytes per phase
@@ -422,7 +426,7 @@ void Engine::advance_server(std::uint32_t s) {
             sampler_.add(kHbm, a, now_, srv.throughput());
         } else if (s == kL2Server) {
             sampler_.add(kL2, a, now_, srv.throughput());
-        } else {
+        } else if (s >= kFirstSmServer) {
             const auto& f = sm_frac_[s - kFirstSmServer];
             const double n = static_cast<double>(srv.jobs());
             constexpr std::array<Res, kUnits> kRes = {kSmem, kTensor, kFp32, kSfu};
@@ -557,6 +561,18 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
         ph.comp_latency_ns += reductions * r.block_reduction_ns;
         ph.comp_ns = memo_comp_ns_;
         ph.frac = memo_frac_;
+        // Fragment stores take the SM this long to issue (change 35): work on the SM server,
+        // shared with the other resident blocks; the pipes' shares shrink accordingly.
+        if (store_issue_ns_per_byte_ > 0 && ph.has_store) {
+            double stored = 0;
+            for (std::uint32_t k = ph.store_begin; k < ph.store_end; ++k) stored += static_cast<double>(slot.stores[k].bytes());
+            const double issue = stored * store_issue_ns_per_byte_;
+            if (issue > 0) {
+                const double keep = ph.comp_ns / (ph.comp_ns + issue);
+                for (double& f : ph.frac) f *= keep;
+                ph.comp_ns += issue;
+            }
+        }
         ph.smem_bytes = smem;
         slot.phases.push_back(ph);
     }
@@ -785,8 +801,12 @@ bool Engine::issue_store(std::uint32_t slot_id, std::uint32_t phase) {
     // Fragment stores (half-sector requests) cost the L2 their sector bytes (l2), or, where the
     // profile gives their measured drain rate (per byte of data, so the sectors are in it), their
     // data bytes x L2 rate / fragment rate of work.
+    // With their own drain (change 35), the data bytes go to the fragment server at its rate and
+    // the sectors cost the L2 their bytes at its rate.
+    const bool own_drain = launch_.fragment_stores() && st_.rates.fragment_store_own_drain;
+    const double frag = own_drain ? l2 / static_cast<double>(sector_factor_) : 0.0;
     const double l2_work =
-        launch_.fragment_stores() && st_.rates.fragment_store_bytes_per_ns > 0
+        launch_.fragment_stores() && !own_drain && st_.rates.fragment_store_bytes_per_ns > 0
             ? l2 / static_cast<double>(sector_factor_) *
                   std::max(1.0, st_.rates.l2_bytes_per_ns / st_.rates.fragment_store_bytes_per_ns)
             : l2;
@@ -794,7 +814,7 @@ bool Engine::issue_store(std::uint32_t slot_id, std::uint32_t phase) {
     j.slot = slot_id;
     j.phase = phase;
     j.kind = JobKind::store;
-    j.pending = static_cast<std::uint8_t>((hbm > 0) + (l2 > 0));
+    j.pending = static_cast<std::uint8_t>((hbm > 0) + (l2 > 0) + (frag > 0));
     if (j.pending == 0) return true;
     // Posted: a warp does not wait for its stores, so they do not hold the block's slot; they
     // drain through the L2 and HBM servers, sharing them with everyone's loads, while the next
@@ -802,6 +822,7 @@ bool Engine::issue_store(std::uint32_t slot_id, std::uint32_t phase) {
     const std::uint32_t id = new_job(j);
     if (l2 > 0) add_to_server(kL2Server, l2_work, id);
     if (hbm > 0) add_to_server(kHbmServer, hbm, id);
+    if (frag > 0) add_to_server(kFragServer, frag, id);
     return false;
 }
 
@@ -1046,10 +1067,13 @@ Result<LaunchResult> Engine::run(double start_ns) {
     sm_frac_.assign(static_cast<std::size_t>(sm_count_), std::array<double, kUnits>{});
     servers_[kHbmServer].configure(r.hbm_bytes_per_ns, std::numeric_limits<double>::infinity());
     servers_[kL2Server].configure(r.l2_bytes_per_ns, r.sm_l2_bytes_per_ns);
+    servers_[kFragServer].configure(r.fragment_store_bytes_per_ns > 0 ? r.fragment_store_bytes_per_ns : 1.0,
+                                    std::numeric_limits<double>::infinity());
     for (int s = 0; s < sm_count_; ++s)
         servers_[kFirstSmServer + static_cast<std::size_t>(s)].configure(1.0, warp_.on ? warp_.job_cap : 1.0);
     for (auto& s : servers_) s.reset(0);
     sector_factor_ = launch_.store_sector_factor(st_.hw->l2_sector_bytes);
+    store_issue_ns_per_byte_ = launch_.fragment_stores() ? r.fragment_store_issue_ns_per_byte : 0.0;
     l1_.clear();
     if (launch_.l1_cached_loads && st_.options->l2 && st_.hw->l1_smem_bytes_per_sm > 0) {
         const auto capacity = static_cast<std::int64_t>(

@@ -43,6 +43,8 @@ struct Rates {
     double load_latency_ns_per_tbps = 0;      // per TB/s moved by the loads in flight (queueing)
     double block_reduction_ns = 0;            // one block-wide reduction (StepKind::reduction)
     double fragment_store_bytes_per_ns = 0;   // 0 = fragment stores cost what other stores do
+    double fragment_store_issue_ns_per_byte = 0;  // per stored byte, on the SM server (change 35)
+    bool fragment_store_own_drain = false;    // fragment stores drain on a server of their own
     bool l1_random_replacement = false;       // Calibration::l1_random_replacement
     double l1_capacity_fraction = 1;          // Calibration::l1_capacity_fraction
     double block_overhead_ns = 0;

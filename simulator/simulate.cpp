@@ -85,12 +85,18 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
         !std::isfinite(c.fragment_store_bytes_per_s) || !(c.warp_smem_read_ns_per_byte >= 0) ||
         !std::isfinite(c.warp_smem_read_ns_per_byte) || !(c.warp_op_ns >= 0) || !std::isfinite(c.warp_op_ns) ||
         !(c.load_latency_ns_per_tbps >= 0) || !std::isfinite(c.load_latency_ns_per_tbps) ||
-        !(c.block_reduction_ns >= 0) || !std::isfinite(c.block_reduction_ns)) {
+        !(c.block_reduction_ns >= 0) || !std::isfinite(c.block_reduction_ns) ||
+        !(c.fragment_store_issue_ns_per_byte >= 0) || !std::isfinite(c.fragment_store_issue_ns_per_byte)) {
         return make_error("profile " + hw.name +
                           ": l2_bytes, latencies, overheads, calibration.tensor_flops_per_cycle_per_warp, "
                           "warp_iteration_ns, warp_load_issue_ns_per_byte, warp_smem_read_ns_per_byte, "
                           "warp_op_ns, load_latency_ns_per_byte, load_latency_ns_per_tbps, block_reduction_ns and "
-                          "fragment_store_bytes_per_s must be >= 0");
+                          "fragment_store_bytes_per_s, fragment_store_issue_ns_per_byte must be >= 0");
+    }
+    if (c.fragment_store_own_drain != 0.0 && !(c.fragment_store_bytes_per_s > 0)) {
+        return make_error("profile " + hw.name +
+                          ": calibration.fragment_store_own_drain = 1 needs calibration.fragment_store_bytes_per_s > 0 "
+                          "(the drain's rate; got " + std::to_string(c.fragment_store_bytes_per_s) + ")");
     }
     for (const auto& [v, what] : {std::pair{c.lrc_in_step_one_block, "lrc_in_step_one_block"},
                                   std::pair{c.lrc_in_step_several_blocks, "lrc_in_step_several_blocks"}}) {
@@ -156,6 +162,8 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
     r.load_latency_ns_per_tbps = c.load_latency_ns_per_tbps;
     r.block_reduction_ns = c.block_reduction_ns;
     r.fragment_store_bytes_per_ns = c.fragment_store_bytes_per_s * 1e-9;
+    r.fragment_store_issue_ns_per_byte = c.fragment_store_issue_ns_per_byte;
+    r.fragment_store_own_drain = c.fragment_store_own_drain != 0.0;
     r.l1_random_replacement = c.l1_random_replacement != 0.0;
     r.l1_capacity_fraction = c.l1_capacity_fraction;
     r.lrc_in_step_one_block = c.lrc_in_step_one_block;

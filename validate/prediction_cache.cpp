@@ -45,6 +45,9 @@ std::string profile_fingerprint(const Hardware& hw) {
     if (c.load_latency_ns_per_tbps > 0) cal << " load_latency_ns_per_tbps " << c.load_latency_ns_per_tbps;
     if (c.block_reduction_ns > 0) cal << " block_reduction_ns " << c.block_reduction_ns;
     if (c.fragment_store_bytes_per_s > 0) cal << " fragment_store_bytes_per_s " << c.fragment_store_bytes_per_s;
+    if (c.fragment_store_issue_ns_per_byte > 0)
+        cal << " fragment_store_issue_ns_per_byte " << c.fragment_store_issue_ns_per_byte;
+    if (c.fragment_store_own_drain != 0.0) cal << " fragment_store_own_drain " << c.fragment_store_own_drain;
     if (c.l1_random_replacement != 0.0) cal << " l1_random_replacement " << c.l1_random_replacement;
     if (c.l1_capacity_fraction != 1.0) cal << " l1_capacity_fraction " << c.l1_capacity_fraction;
     if (c.l2_dirty_limit != 0.0) cal << " l2_dirty_limit " << c.l2_dirty_limit;
