@@ -140,6 +140,14 @@ struct Calibration {
     // with the loads, as before).
     double fragment_store_issue_ns_per_byte = 0.0;
     double fragment_store_own_drain = 0.0;
+    // Simulator: honour a pipelined loop's order (0 or 1; docs/validation change 36). 1 = a launch
+    // whose loop waits for its oldest loads before issuing the next (Launch::loads_after_wait: the
+    // GEMM kernel, so naive attention's QK^T and P V too) keeps s-1 iterations' loads in flight and
+    // issues each as the oldest returns: a latency-bound loop takes L / (s-1) per iteration. 0 (the
+    // default, the law before change 36) = every pipelined loop as flash2's, which issues first and
+    // waits after: (L + c) / s. The flag only says whether the simulator reads the launch's order,
+    // so profiles without it predict exactly as before.
+    double pipeline_wait_then_issue = 0.0;
     // Simulator: the L1's victim (0 or 1; 0, the default, is the least recently used chunk). 1 =
     // random replacement (docs/validation change 25): the H100's L1 keeps less of a re-read row
     // than an LRU of its capacity would (simulator/l1_cache.hpp).

@@ -66,6 +66,14 @@ struct Launch {
     std::int64_t smem_bytes_per_block = 0;  // dynamic + static, excluding the system reservation
     int registers_per_thread = 0;           // estimate
     int stages = 1;                   // loads of iteration i+stages-1 may overlap compute of i
+    // The order of a pipelined loop's top (stages >= 2). false: the loads of iteration i+s-1 are
+    // issued, then the loop waits for iteration i's (kernels/attention/flash2: issue, commit,
+    // cp.async.wait_group 1, barrier), so they need only iteration i-1's compute to be done.
+    // true: the loop waits for iteration i's loads and the barrier first, then issues
+    // iteration i+s-1's (kernels/gemm: cp.async.wait_group s-2, barrier, issue), so those loads
+    // also wait for iteration i's to arrive, at most s-1 iterations' loads are in flight, and a
+    // latency-bound loop takes L / (s-1) per iteration, not (L + c) / s (docs/validation change 36).
+    bool loads_after_wait = false;
     // Stores written as mma accumulator fragments straight from registers (the GEMM kernel's
     // epilogue): each lane stores two elements, so the four lanes of a fragment row put
     // 8 x dtype bytes in one row of the output (16 B in fp16: half of a 32-byte sector). This is

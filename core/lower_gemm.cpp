@@ -102,6 +102,9 @@ Launch make_gemm_launch(const GemmParams& p) {
     l.registers_per_thread = compiled_gemm_registers(p.use, p.dtype, p.tile_m, p.tile_n, p.tile_k, p.warps)
                                  .value_or(gemm_registers(g.tm, g.tn, l.threads_per_block));
     l.stages = p.stages;
+    // kernels/gemm/gemm.cuh's main loop: cp_async_wait<STAGES - 2>, __syncthreads, then the loads
+    // of k-tile kt + STAGES - 1.
+    l.loads_after_wait = true;
     // The epilogue stores C from the accumulator fragments (kernels/gemm/gemm.cuh): two elements
     // per lane, four lanes per fragment row.
     l.fragment_store_row_bytes = 8 * g.dt;

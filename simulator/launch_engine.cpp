@@ -356,6 +356,8 @@ private:
     // ns per stored byte a fragment-store phase adds to its SM's work (0 unless the launch
     // stores fragments and the profile sets Rates::fragment_store_issue_ns_per_byte).
     double store_issue_ns_per_byte_ = 0;
+    // Launch::loads_after_wait with stages >= 2 and Rates::pipeline_wait_then_issue (change 36).
+    bool wait_then_issue_ = false;
     double lrc_in_step_;  // chance that blocks reading the same tile start in step (0: no coalescer)
     double lrc_merged_ = 0;  // expected read bytes the coalescer merged
     double inflight_bytes_ = 0;  // loads issued and not back, one iteration's bytes per phase
@@ -761,7 +763,9 @@ double Engine::streamed_window(const Phase& ph, std::uint32_t phase, std::uint32
                         (queued_latency(memory, inflight) - memory);  // 0 without the queueing term
     const double c_it = (ph.comp_latency_ns + comp_alone_ns(ph)) / g;
     const double s = static_cast<double>(std::max(1, launch_.stages));
-    const double period = (l_it + c_it) / s;
+    // Wait-then-issue (Launch::loads_after_wait): s-1 iterations' loads in flight, issued as the
+    // oldest returns, so T = max(c, L / (s-1)); the compute's share binds through the SM server.
+    const double period = wait_then_issue_ ? l_it / (s - 1) : (l_it + c_it) / s;
     return phase == 0 ? (l_it + c_it) + (g - 1) * period : g * period;
 }
 
@@ -896,8 +900,15 @@ void Engine::advance_block(std::uint32_t slot_id) {
         progress = false;
         // Streamed (coarsened) phases load one after another: processor sharing would otherwise
         // let a block's runs finish together instead of in order, hiding no compute.
+        // Wait-then-issue loops (Launch::loads_after_wait, s >= 2): iteration j's loads (j >= s-1)
+        // are issued at the top of iteration j-s+1, once its loads are back and iteration j-s
+        // has computed; the prologue issues the first s-1.
         while (slot.next_mem < phases &&
-               (slot.next_mem < stages || slot.comp_done > slot.next_mem - stages) &&
+               (wait_then_issue_
+                    ? (slot.next_mem + 1 < stages ||
+                       (slot.mem_done[slot.next_mem + 1 - stages] &&
+                        (slot.next_mem < stages || slot.comp_done > slot.next_mem - stages)))
+                    : (slot.next_mem < stages || slot.comp_done > slot.next_mem - stages)) &&
                !(slot.phases[slot.next_mem].streamed && slot.next_mem > 0 && !slot.mem_done[slot.next_mem - 1])) {
             const std::uint32_t p = slot.next_mem++;
             if (issue_mem(slot_id, p)) slot.mem_done[p] = 1;
@@ -1074,6 +1085,7 @@ Result<LaunchResult> Engine::run(double start_ns) {
     for (auto& s : servers_) s.reset(0);
     sector_factor_ = launch_.store_sector_factor(st_.hw->l2_sector_bytes);
     store_issue_ns_per_byte_ = launch_.fragment_stores() ? r.fragment_store_issue_ns_per_byte : 0.0;
+    wait_then_issue_ = r.pipeline_wait_then_issue && launch_.loads_after_wait && launch_.stages >= 2;
     l1_.clear();
     if (launch_.l1_cached_loads && st_.options->l2 && st_.hw->l1_smem_bytes_per_sm > 0) {
         const auto capacity = static_cast<std::int64_t>(

@@ -45,6 +45,7 @@ struct Rates {
     double fragment_store_bytes_per_ns = 0;   // 0 = fragment stores cost what other stores do
     double fragment_store_issue_ns_per_byte = 0;  // per stored byte, on the SM server (change 35)
     bool fragment_store_own_drain = false;    // fragment stores drain on a server of their own
+    bool pipeline_wait_then_issue = false;    // honour Launch::loads_after_wait (change 36)
     bool l1_random_replacement = false;       // Calibration::l1_random_replacement
     double l1_capacity_fraction = 1;          // Calibration::l1_capacity_fraction
     double block_overhead_ns = 0;

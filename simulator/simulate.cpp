@@ -164,6 +164,7 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
     r.fragment_store_bytes_per_ns = c.fragment_store_bytes_per_s * 1e-9;
     r.fragment_store_issue_ns_per_byte = c.fragment_store_issue_ns_per_byte;
     r.fragment_store_own_drain = c.fragment_store_own_drain != 0.0;
+    r.pipeline_wait_then_issue = c.pipeline_wait_then_issue != 0.0;
     r.l1_random_replacement = c.l1_random_replacement != 0.0;
     r.l1_capacity_fraction = c.l1_capacity_fraction;
     r.lrc_in_step_one_block = c.lrc_in_step_one_block;
