@@ -5,6 +5,8 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "core/metrics.hpp"
 #include "core/result_io.hpp"
@@ -327,6 +329,28 @@ TEST_CASE("validate: the warp model's issue form changes the profile fingerprint
     CHECK(profile_fingerprint(h) != power);
     h.calibration.warp_load_issue_serial = 0;
     CHECK(profile_fingerprint(h) == power);
+}
+
+TEST_CASE("validate: the store-path and pipeline-order fields change the fingerprint, their defaults do not",
+          "[validate][cache]") {
+    Hardware h = hw();
+    const std::string base = profile_fingerprint(h);
+    std::vector<std::string> seen{base};
+    h.calibration.fragment_store_bytes_per_s = 0.9e12;
+    seen.push_back(profile_fingerprint(h));
+    h.calibration.fragment_store_own_drain = 1;  // change 35
+    seen.push_back(profile_fingerprint(h));
+    h.calibration.fragment_store_issue_ns_per_byte = 0.0632;  // change 35
+    seen.push_back(profile_fingerprint(h));
+    h.calibration.pipeline_wait_then_issue = 1;  // change 36
+    seen.push_back(profile_fingerprint(h));
+    for (std::size_t i = 0; i < seen.size(); ++i)
+        for (std::size_t j = i + 1; j < seen.size(); ++j) CHECK(seen[i] != seen[j]);
+    h.calibration.fragment_store_bytes_per_s = 0;
+    h.calibration.fragment_store_own_drain = 0;
+    h.calibration.fragment_store_issue_ns_per_byte = 0;
+    h.calibration.pipeline_wait_then_issue = 0;
+    CHECK(profile_fingerprint(h) == base);
 }
 
 TEST_CASE("validate: the L1 fields change the profile fingerprint, their defaults do not", "[validate][cache]") {

@@ -1,0 +1,184 @@
+// docs/validation changes 35 and 36: the fragment stores' own path (issue on the SM, drain on a
+// GPU-wide server of their own) and the order of a pipelined loop's top (wait, then issue).
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "core/hardware.hpp"
+#include "simulator/simulate.hpp"
+#include "sim_test_support.hpp"
+
+using namespace tilescope;
+
+namespace {
+
+double time_ns(const Launch& l, const Hardware& hw, std::int64_t phase_budget = 200000) {
+    sim::Options opt;
+    opt.phase_budget = phase_budget;
+    auto p = sim::simulate(test::test_workload(), {l}, hw, opt);
+    INFO((p ? std::string() : p.error().message));
+    REQUIRE(p.ok());
+    return p->total[Metric::gpu_time_duration];
+}
+
+Hardware no_latency_gpu() {
+    Hardware hw = test::test_gpu();
+    hw.hbm_latency_ns = hw.l2_latency_ns = 0;
+    hw.calibration.calibrated = true;
+    return hw;
+}
+
+// `blocks` blocks that each store `bytes` as mma fragments (16-byte row segments) and nothing else.
+Launch fragment_store_launch(std::int64_t blocks, std::int64_t bytes) {
+    test::SimpleLaunch s;
+    s.blocks = blocks;
+    s.store_bytes = bytes;
+    Launch l = test::make_simple_launch(s);
+    l.fragment_store_row_bytes = 16;
+    return l;
+}
+
+}  // namespace
+
+TEST_CASE("fragment stores with their own drain: the drain or the L2's sectors bind, not their sum",
+          "[sim][stores][change35]") {
+    Hardware hw = no_latency_gpu();
+    hw.calibration.fragment_store_bytes_per_s = 0.5e12;
+    hw.calibration.fragment_store_own_drain = 1;
+    // 1056 blocks x 32 KiB = 33 MiB of fragments, L2-resident.
+    const Launch l = fragment_store_launch(1056, 32 * 1024);
+    const double bytes = 1056.0 * 32 * 1024;
+    // The drain (0.5 TB/s) binds: the sectors (2 x bytes) at the 5.5 TB/s L2 take 5.5x less.
+    CHECK(time_ns(l, hw) == Approx(bytes / 0.5e12 * 1e9).epsilon(0.05));
+    // A drain faster than the L2: the sectors bind at the L2's own rate.
+    hw.calibration.fragment_store_bytes_per_s = 50e12;
+    CHECK(time_ns(l, hw) == Approx(2 * bytes / 5.5e12 * 1e9).epsilon(0.05));
+}
+
+TEST_CASE("with their own drain, fragment stores overlap other blocks' L2 loads", "[sim][stores][change35]") {
+    Hardware hw = no_latency_gpu();
+    hw.calibration.fragment_store_bytes_per_s = 0.5e12;
+    // 1056 blocks, one per SM at a time (1024 threads x 64 registers): 8 waves. Each reads the
+    // same 64 KiB (L2 hits after the first) and stores 32 KiB of fragments; the stores are posted,
+    // so a wave's drain can overlap the next wave's loads.
+    test::SimpleLaunch s;
+    s.blocks = 1056;
+    s.threads = 1024;
+    s.regs = 64;
+    s.load_bytes = 64 * 1024;
+    s.same_data = true;
+    s.store_bytes = 32 * 1024;
+    Launch both = test::make_simple_launch(s);
+    both.fragment_store_row_bytes = 16;
+    s.store_bytes = 0;
+    const Launch loads_only = test::make_simple_launch(s);
+    s.load_bytes = 0;
+    s.store_bytes = 32 * 1024;
+    Launch stores_only = test::make_simple_launch(s);
+    stores_only.fragment_store_row_bytes = 16;
+    const double shared_both = time_ns(both, hw);
+    hw.calibration.fragment_store_own_drain = 1;
+    const double loads = time_ns(loads_only, hw), stores = time_ns(stores_only, hw), own = time_ns(both, hw);
+    // Own drain: the larger of the two parts (the drain), not their sum.
+    CHECK(own == Approx(std::max(loads, stores)).epsilon(0.10));
+    CHECK(own < stores + 0.5 * loads);
+    // The old law (one L2 server for both) pays them one after the other.
+    CHECK(shared_both > own + 0.5 * loads);
+}
+
+TEST_CASE("fragment-store issue is work on the SM, shared by its blocks", "[sim][stores][change35]") {
+    Hardware hw = no_latency_gpu();
+    hw.calibration.fragment_store_bytes_per_s = 50e12;  // a drain that never binds
+    hw.calibration.fragment_store_own_drain = 1;
+    const double bytes = 32 * 1024;
+    const double issue = 0.0632;  // ns per byte: 15.8 GB/s per SM (tilescope-store-path-probe)
+    // One block per SM, then four blocks per SM (132 x 4, all resident at once: 128 threads,
+    // 32 registers): the SM issues its blocks' stores one after another.
+    for (const std::int64_t per_sm : {1, 4}) {
+        const Launch l = fragment_store_launch(132 * per_sm, static_cast<std::int64_t>(bytes));
+        hw.calibration.fragment_store_issue_ns_per_byte = 0;
+        const double without = time_ns(l, hw);
+        hw.calibration.fragment_store_issue_ns_per_byte = issue;
+        const double with = time_ns(l, hw);
+        INFO("blocks per SM " << per_sm);
+        CHECK(with - without == Approx(static_cast<double>(per_sm) * bytes * issue).epsilon(0.05));
+    }
+    // A launch without fragment stores does not pay it.
+    Launch plain = fragment_store_launch(132, static_cast<std::int64_t>(bytes));
+    plain.fragment_store_row_bytes = 0;
+    hw.calibration.fragment_store_issue_ns_per_byte = 0;
+    const double plain_without = time_ns(plain, hw);
+    hw.calibration.fragment_store_issue_ns_per_byte = issue;
+    CHECK(time_ns(plain, hw) == Approx(plain_without));
+}
+
+TEST_CASE("fragment_store_own_drain needs a drain rate", "[sim][stores][change35]") {
+    Hardware hw = no_latency_gpu();
+    hw.calibration.fragment_store_own_drain = 1;
+    hw.calibration.fragment_store_bytes_per_s = 0;
+    auto p = sim::simulate(test::test_workload(), {fragment_store_launch(4, 1024)}, hw, sim::Options{});
+    REQUIRE_FALSE(p.ok());
+    CHECK(p.error().message.find("calibration.fragment_store_own_drain") != std::string::npos);
+    CHECK(p.error().message.find("fragment_store_bytes_per_s > 0") != std::string::npos);
+}
+
+// A lone block (one SM) whose s-stage loop loads 4 KiB of fresh (HBM-missing) data per iteration
+// and computes c = 5e4 FP32 FLOP (98.5 ns at the test GPU's 507.6 FLOP/ns per SM) on it, with an
+// HBM latency of 600 ns: latency-bound. A load's round trip L is that latency plus its 4 KiB
+// through one SM's L2 port (64 B per clock: 36.5 ns). Per iteration, measured as the difference
+// between 96 and 32 iterations over 64 (the fixed costs cancel): flash2's order (issue, then wait)
+// takes (L + c) / s; the GEMM kernel's (wait, then issue) L / (s - 1).
+TEST_CASE("a loop that waits before it issues keeps s-1 iterations' loads in flight", "[sim][pipeline][change36]") {
+    Hardware hw = test::test_gpu();
+    hw.calibration.calibrated = true;
+    const double L = hw.hbm_latency_ns + 4096 / (hw.calibration.sm_l2_bytes_per_cycle * hw.sm_clock_hz * 1e-9);
+    const double c = 5e4 / (hw.fp32_flops_per_s / hw.sm_count * 1e-9);
+    auto per_iteration = [&](int stages, bool after_wait, bool flag, std::int64_t budget) {
+        hw.calibration.pipeline_wait_then_issue = flag ? 1 : 0;
+        double t[2];
+        int i = 0;
+        for (const std::int64_t iterations : {32, 96}) {
+            test::SimpleLaunch s;
+            s.blocks = 1;
+            s.stages = stages;
+            s.iterations = iterations;
+            s.load_bytes = 4096;
+            s.fp32_flops = 5e4;
+            Launch l = test::make_simple_launch(s);
+            l.loads_after_wait = after_wait;
+            t[i++] = time_ns(l, hw, budget);
+        }
+        return (t[1] - t[0]) / 64.0;
+    };
+    for (const std::int64_t budget : {std::int64_t{200000}, std::int64_t{8}}) {  // event by event; coarsened
+        INFO("phase budget " << budget);
+        for (const int s : {2, 3}) {
+            INFO("stages " << s);
+            const double old_law = (L + c) / s, new_law = L / (s - 1);
+            CHECK(per_iteration(s, true, true, budget) == Approx(new_law).epsilon(0.03));
+            // Without the flag, or for a launch that issues first (flash2), the old law.
+            CHECK(per_iteration(s, true, false, budget) == Approx(old_law).epsilon(0.03));
+            CHECK(per_iteration(s, false, true, budget) == Approx(old_law).epsilon(0.03));
+        }
+    }
+    // One stage: no pipeline; the flag changes nothing (load, then compute: L + c).
+    CHECK(per_iteration(1, true, true, 200000) == Approx(per_iteration(1, true, false, 200000)));
+}
+
+TEST_CASE("a compute-bound loop is unchanged by the order of its top", "[sim][pipeline][change36]") {
+    Hardware hw = test::test_gpu();
+    hw.calibration.calibrated = true;
+    test::SimpleLaunch s;
+    s.blocks = 1;
+    s.stages = 3;
+    s.iterations = 64;
+    s.load_bytes = 4096;
+    s.fp32_flops = 1e6;  // 1970 ns per iteration, far above L / 2 = 300 ns
+    Launch l = test::make_simple_launch(s);
+    l.loads_after_wait = true;
+    const double before = time_ns(l, hw);
+    hw.calibration.pipeline_wait_then_issue = 1;
+    const double after = time_ns(l, hw);
+    CHECK(after == Approx(before).epsilon(0.02));
+    CHECK(after == Approx(64 * 1e6 / (hw.fp32_flops_per_s / hw.sm_count * 1e-9)).epsilon(0.05));
+}
