@@ -148,6 +148,14 @@ struct Calibration {
     // waits after: (L + c) / s. The flag only says whether the simulator reads the launch's order,
     // so profiles without it predict exactly as before.
     double pipeline_wait_then_issue = 0.0;
+    // Simulator: how many DRAM pages the HBM opens per second, GPU-wide (docs/validation change 37;
+    // 0, the default, = no such limit, as before). A load whose misses are narrow row segments of a
+    // wide matrix (naive attention's P V reads 64 bytes of each of 128 rows of P per k-tile, rows
+    // 4 KiB or more apart) opens a page per segment; the HBM moves such data no faster than this
+    // many pages per second (its activation window: per pseudo-channel at most four activations per
+    // tFAW), whatever its bandwidth. The simulator charges a load's misses the larger of their
+    // bytes and the pages they open (one per KiB of each row segment) times hbm bandwidth / this.
+    double hbm_activations_per_s = 0.0;
     // Simulator: the L1's victim (0 or 1; 0, the default, is the least recently used chunk). 1 =
     // random replacement (docs/validation change 25): the H100's L1 keeps less of a re-read row
     // than an LRU of its capacity would (simulator/l1_cache.hpp).

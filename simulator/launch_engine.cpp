@@ -57,6 +57,9 @@ inline void for_each_byte_range(const Region& r, F&& f) {
     }
 }
 
+// A DRAM page (row buffer) of one HBM3 pseudo-channel: 1 KiB (JEDEC JESD238 HBM3). A load's
+// misses open one page per this many bytes of each row segment (change 37).
+constexpr std::int64_t kHbmPageBytes = 1024;
 constexpr double kBusyThreshold = 0.5;  // below this utilisation everywhere, a bin is "latency"
 enum class JobKind : std::uint8_t { mem, comp, store };
 
@@ -614,6 +617,7 @@ bool Engine::issue_mem(std::uint32_t slot_id, std::uint32_t phase) {
     const auto& ids = st_.layout.ids[index_];
     const int part = st_.options->l2 ? st_.l2.partition_of_sm(slot.sm) : 0;
     std::uint32_t missing_steps = 0;  // load steps that needed HBM
+    std::int64_t pages_opened = 0;    // DRAM pages the misses open (per row segment)
     std::uint32_t l1_steps = 0;       // load steps served by L1 alone
     std::int64_t l1_hits = 0;
     L1Cache* l1 = l1_.empty() ? nullptr : &l1_[static_cast<std::size_t>(slot.sm)];
@@ -631,7 +635,12 @@ bool Engine::issue_mem(std::uint32_t slot_id, std::uint32_t phase) {
         if (l1) {
             for_each_byte_range(r, [&](std::int64_t a, std::int64_t b) { l1_hits += load_through_l1(*l1, part, id, a, b, acc); });
         } else {
-            for_each_byte_range(r, [&](std::int64_t a, std::int64_t b) { st_.l2.load(part, id, a, b, acc); });
+            for_each_byte_range(r, [&](std::int64_t a, std::int64_t b) {
+                const std::int64_t before = acc.fill_bytes;
+                st_.l2.load(part, id, a, b, acc);
+                // DRAM pages this row's misses open (change 37): one per page they touch.
+                if (acc.fill_bytes > before) pages_opened += (acc.fill_bytes - before + kHbmPageBytes - 1) / kHbmPageBytes;
+            });
         }
         missing_steps += acc.fill_bytes > fill_before ? 1u : 0u;
         l1_steps += (l1 && acc.requested_bytes == requested_before && r.bytes() > 0) ? 1u : 0u;
@@ -648,7 +657,10 @@ bool Engine::issue_mem(std::uint32_t slot_id, std::uint32_t phase) {
     far_bytes_ += acc.far_bytes;
     fill_bytes_ += acc.fill_bytes;
     writeback_bytes_ += acc.writeback_bytes;
-    const double hbm = static_cast<double>(acc.fill_bytes + acc.writeback_bytes);
+    const double hbm_bytes = static_cast<double>(acc.fill_bytes + acc.writeback_bytes);
+    // HBM work: its bytes, or, when the misses are narrow row segments each in its own DRAM page,
+    // the time the HBM needs to open those pages (Rates::hbm_activation_bytes per page, change 37).
+    const double hbm = std::max(hbm_bytes, static_cast<double>(pages_opened) * st_.rates.hbm_activation_bytes);
     const double requested = static_cast<double>(acc.requested_bytes);
     // Merged requests never reach an L2 slice, and they are taken off the L2's work too: the
     // slices, not the crossbar, are taken to bind. (On the H100 the crossbar still delivers a
@@ -656,7 +668,7 @@ bool Engine::issue_mem(std::uint32_t slot_id, std::uint32_t phase) {
     // for them too was tried on 2026-11-24 and, refitted, fitted the training half worse:
     // time MAPE 10.27% against 9.89%, docs/validation change 8.)
     const double l2 = requested - merged;
-    slot.hbm_bytes += hbm;
+    slot.hbm_bytes += hbm_bytes;
     slot.l2_bytes += l2;
     Job j;
     j.slot = slot_id;

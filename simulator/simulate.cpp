@@ -86,12 +86,13 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
         !std::isfinite(c.warp_smem_read_ns_per_byte) || !(c.warp_op_ns >= 0) || !std::isfinite(c.warp_op_ns) ||
         !(c.load_latency_ns_per_tbps >= 0) || !std::isfinite(c.load_latency_ns_per_tbps) ||
         !(c.block_reduction_ns >= 0) || !std::isfinite(c.block_reduction_ns) ||
-        !(c.fragment_store_issue_ns_per_byte >= 0) || !std::isfinite(c.fragment_store_issue_ns_per_byte)) {
+        !(c.fragment_store_issue_ns_per_byte >= 0) || !std::isfinite(c.fragment_store_issue_ns_per_byte) ||
+        !(c.hbm_activations_per_s >= 0) || !std::isfinite(c.hbm_activations_per_s)) {
         return make_error("profile " + hw.name +
                           ": l2_bytes, latencies, overheads, calibration.tensor_flops_per_cycle_per_warp, "
                           "warp_iteration_ns, warp_load_issue_ns_per_byte, warp_smem_read_ns_per_byte, "
                           "warp_op_ns, load_latency_ns_per_byte, load_latency_ns_per_tbps, block_reduction_ns and "
-                          "fragment_store_bytes_per_s, fragment_store_issue_ns_per_byte must be >= 0");
+                          "fragment_store_bytes_per_s, fragment_store_issue_ns_per_byte, hbm_activations_per_s must be >= 0");
     }
     if (c.fragment_store_own_drain != 0.0 && !(c.fragment_store_bytes_per_s > 0)) {
         return make_error("profile " + hw.name +
@@ -165,6 +166,8 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
     r.fragment_store_issue_ns_per_byte = c.fragment_store_issue_ns_per_byte;
     r.fragment_store_own_drain = c.fragment_store_own_drain != 0.0;
     r.pipeline_wait_then_issue = c.pipeline_wait_then_issue != 0.0;
+    // An HBM that opens at most A pages per second moves r bytes per ns in the time of one: r / A.
+    r.hbm_activation_bytes = c.hbm_activations_per_s > 0 ? r.hbm_bytes_per_ns / (c.hbm_activations_per_s * 1e-9) : 0.0;
     r.l1_random_replacement = c.l1_random_replacement != 0.0;
     r.l1_capacity_fraction = c.l1_capacity_fraction;
     r.lrc_in_step_one_block = c.lrc_in_step_one_block;
