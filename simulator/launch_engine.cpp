@@ -361,6 +361,8 @@ private:
     double store_issue_ns_per_byte_ = 0;
     // Launch::loads_after_wait with stages >= 2 and Rates::pipeline_wait_then_issue (change 36).
     bool wait_then_issue_ = false;
+    // Rates::hbm_activation_bytes > 0: issue_mem counts the DRAM pages a load's misses open (change 37).
+    bool count_pages_ = false;
     double lrc_in_step_;  // chance that blocks reading the same tile start in step (0: no coalescer)
     double lrc_merged_ = 0;  // expected read bytes the coalescer merged
     double inflight_bytes_ = 0;  // loads issued and not back, one iteration's bytes per phase
@@ -638,8 +640,9 @@ bool Engine::issue_mem(std::uint32_t slot_id, std::uint32_t phase) {
             for_each_byte_range(r, [&](std::int64_t a, std::int64_t b) {
                 const std::int64_t before = acc.fill_bytes;
                 st_.l2.load(part, id, a, b, acc);
-                // DRAM pages this row's misses open (change 37): one per page they touch.
-                if (acc.fill_bytes > before) pages_opened += (acc.fill_bytes - before + kHbmPageBytes - 1) / kHbmPageBytes;
+                // DRAM pages this row's misses open (change 37; counted only when they can bind).
+                if (count_pages_ && acc.fill_bytes > before)
+                    pages_opened += (acc.fill_bytes - before + kHbmPageBytes - 1) / kHbmPageBytes;
             });
         }
         missing_steps += acc.fill_bytes > fill_before ? 1u : 0u;
@@ -1098,6 +1101,7 @@ Result<LaunchResult> Engine::run(double start_ns) {
     sector_factor_ = launch_.store_sector_factor(st_.hw->l2_sector_bytes);
     store_issue_ns_per_byte_ = launch_.fragment_stores() ? r.fragment_store_issue_ns_per_byte : 0.0;
     wait_then_issue_ = r.pipeline_wait_then_issue && launch_.loads_after_wait && launch_.stages >= 2;
+    count_pages_ = r.hbm_activation_bytes > 0;
     l1_.clear();
     if (launch_.l1_cached_loads && st_.options->l2 && st_.hw->l1_smem_bytes_per_sm > 0) {
         const auto capacity = static_cast<std::int64_t>(
