@@ -1,8 +1,10 @@
-// docs/validation changes 35 and 36: the fragment stores' own path (issue on the SM, drain on a
-// GPU-wide server of their own) and the order of a pipelined loop's top (wait, then issue).
+// docs/validation changes 35-37: the fragment stores' own path (issue on the SM, drain on a
+// GPU-wide server of their own), the order of a pipelined loop's top (wait, then issue) and the
+// DRAM pages that narrow row segments open.
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <vector>
 
 #include "core/hardware.hpp"
 #include "simulator/simulate.hpp"
@@ -181,4 +183,45 @@ TEST_CASE("a compute-bound loop is unchanged by the order of its top", "[sim][pi
     const double after = time_ns(l, hw);
     CHECK(after == Approx(before).epsilon(0.02));
     CHECK(after == Approx(64 * 1e6 / (hw.fp32_flops_per_s / hw.sm_count * 1e-9)).epsilon(0.05));
+}
+
+// 1024 blocks, each loading 128 rows x `row_bytes` of a matrix whose rows are 4 KiB apart (naive
+// attention's P V reads 64 B of each row of P per k-tile), every byte once: all misses. With
+// row_bytes = 4096 the same bytes are contiguous.
+Launch row_segment_launch(std::int64_t row_bytes) {
+    const std::int64_t blocks = 1024, rows = 128, pitch = 4096;
+    const std::int64_t per_row = pitch / row_bytes;  // blocks that share a group of rows
+    Launch l;
+    l.name = "segments";
+    l.grid_x = blocks;
+    l.threads_per_block = 256;
+    l.registers_per_thread = 32;
+    l.work_items = blocks;
+    const std::int64_t x_bytes = blocks / per_row * rows * pitch;
+    l.buffers = {Buffer{"X", x_bytes, false}};
+    l.counts.global_load_bytes = static_cast<double>(blocks * rows * row_bytes);
+    l.program = [=](std::int64_t block, std::vector<Step>& out) {
+        Step ld;
+        ld.kind = StepKind::load;
+        ld.iteration = 0;
+        ld.region = Region{0, (block / per_row) * rows * pitch + (block % per_row) * row_bytes, row_bytes, rows, pitch};
+        ld.amount = static_cast<double>(ld.region.bytes());
+        out.push_back(ld);
+    };
+    return l;
+}
+
+TEST_CASE("narrow row segments are bound by the DRAM pages they open, contiguous reads are not",
+          "[sim][hbm][change37]") {
+    Hardware hw = no_latency_gpu();
+    const double pages_per_s = 1e10;
+    const double narrow_pages = 1024.0 * 128;  // one per 64-byte segment
+    const Launch narrow = row_segment_launch(64), contiguous = row_segment_launch(4096);
+    const double narrow_free = time_ns(narrow, hw), contiguous_free = time_ns(contiguous, hw);
+    hw.calibration.hbm_activations_per_s = pages_per_s;
+    // 131072 pages at 1e10 per second: 13.1 us, five times the 8 MiB's time at 3.35 TB/s.
+    CHECK(time_ns(narrow, hw) == Approx(narrow_pages / pages_per_s * 1e9).epsilon(0.05));
+    CHECK(time_ns(narrow, hw) > 3 * narrow_free);
+    // The same bytes as 4 KiB rows open a page per KiB (16384 pages, 1.6 us): bandwidth binds.
+    CHECK(time_ns(contiguous, hw) == Approx(contiguous_free));
 }
