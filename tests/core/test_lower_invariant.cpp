@@ -8,6 +8,7 @@
 #include "core/hardware.hpp"
 #include "core/lower.hpp"
 #include "core/lower_detail.hpp"
+#include "core/occupancy.hpp"
 
 using namespace tilescope;
 
@@ -244,5 +245,35 @@ TEST_CASE("safe softmax: the max pass loads its steps in pairs, the other passes
         for (std::int64_t i = 0; i < steps; ++i)  // max pass: even steps load two chunks (the last one alone)
             CHECK(loads[static_cast<std::size_t>(i)] == (i % 2 == 1 ? 0 : (i + 1 < steps ? 2 : 1)));
         for (std::int64_t i = steps; i < 3 * steps; ++i) CHECK(loads[static_cast<std::size_t>(i)] == 1);
+    }
+}
+
+TEST_CASE("softmax: the launch declares the kernel's reduction scratch, which sets the carve-out and the L1",
+          "[lower][softmax]") {
+    // kernels/softmax's block_reduce uses __shared__ float scratch[2][WARPS]; the measured launches
+    // (profiles/validation) report 8, 16 and 32 B. With the 1 KiB reserved per block, 32 one- or
+    // two-warp blocks need 33 KiB and take the 64 KiB carve-out (192 KiB of L1 on an H100); 16
+    // four-warp blocks need 16.5 KiB and take 32 KiB (224 KiB of L1), as Nsight Compute reports.
+    const Hardware& hw = h100();
+    for (const int warps : {1, 2, 4}) {
+        WorkloadSpec s;
+        s.kernel = "softmax";
+        s.rows = 16384;
+        s.cols = 2048;
+        s.variant = "online";
+        s.tile_m = 1;
+        s.tile_n = 256 * warps;
+        s.warps = warps;
+        s.stages = 1;
+        auto launches = lower(*make_workload(s), hw);
+        REQUIRE(launches.ok());
+        const Launch& l = launches->front();
+        INFO("warps " << warps);
+        CHECK(l.smem_bytes_per_block == 8 * warps);
+        auto occ = occupancy(l, hw);
+        REQUIRE(occ.ok());
+        CHECK(occ->blocks_per_sm == (warps == 4 ? 16 : 32));
+        CHECK(occ->carveout_bytes == (warps == 4 ? 32 : 64) * 1024);
+        CHECK(hw.l1_smem_bytes_per_sm - occ->carveout_bytes == (warps == 4 ? 224 : 192) * 1024);
     }
 }
