@@ -17,7 +17,10 @@
 //                  l_i, m_i (existing rows x 4 B)
 //   smem writes    Br*d*dtype (+ Br*d*dtype + 2*Br*4 for j > 0)
 //   smem reads     Br*d*dtype (Q: each warp its rows) + 2*warps*Bc*d*dtype (K, V by every warp)
-//                  (+ Br*d*dtype + 2*Br*4 for O, l, m when j > 0)
+//                  + Br*d*dtype (the new O_i read back out of shared memory for its 16-byte
+//                  global stores) (+ Br*d*dtype + 32*Br for O, l, m when j > 0: every lane reads
+//                  m and l of both its rows, 16 B, and shared-memory counters count each lane)
+//   smem writes    + Br*d*dtype: the new O_i, written over the old in shared memory (fragments)
 //   tensor flops   4*Br*Bc*d        sfu ops  Br*Bc + 2*Br (exp of S - m, two rescale exps)
 //   fp32 ops       4*Br*Bc + 3*Br*d (scale/max/subtract/sum; rescale and combine O, divide by l)
 //   global stores  O_i (existing rows x d*dtype), l_i, m_i (existing rows x 4 B)
@@ -67,10 +70,14 @@ void flash1_program(const Flash1& p, std::int64_t head, std::vector<Step>& out) 
                 push_smem(out, StepKind::smem_write, it, br * 4);
             }
             push_smem(out, StepKind::smem_read, it,
-                      q_tile_bytes + 2.0 * p.warps * kv_tile_bytes + (carry ? q_tile_bytes + 2.0 * br * 4 : 0.0));
+                      q_tile_bytes + 2.0 * p.warps * kv_tile_bytes + (carry ? q_tile_bytes + 32.0 * br : 0.0));
             push_compute(out, Unit::tensor, it, 4.0 * br * bc * d);
             push_compute(out, Unit::sfu, it, br * bc + 2.0 * br);
             push_compute(out, Unit::fp32, it, 4.0 * br * bc + 3.0 * br * d);
+            // The epilogue: the new O_i goes into shared memory and is read back out for the
+            // coalesced global stores (kernels/attention/flash1).
+            push_smem(out, StepKind::smem_write, it, q_tile_bytes);
+            push_smem(out, StepKind::smem_read, it, q_tile_bytes);
             push_store(out, it, kO, q_off, row_bytes, rq, row_bytes);
             push_store(out, it, kL, lm_off, rq * 4, 1, rq * 4);
             push_store(out, it, kM, lm_off, rq * 4, 1, rq * 4);
@@ -112,9 +119,9 @@ Result<std::vector<Launch>> lower_flash1(const Workload& w, const Hardware& hw) 
     c.global_load_bytes = bh * (2.0 * n_kv * d * dt + q_rows * d * dt + carry_rows * (d * dt + 8.0));
     c.global_store_bytes = bh * q_rows * (d * dt + 8.0);
     c.smem_write_bytes =
-        bh * (kvt * 2.0 * bc * d * dt + pairs * br * d * dt + carry_pairs * (br * d * dt + 2.0 * br * 4.0));
+        bh * (kvt * 2.0 * bc * d * dt + pairs * 2.0 * br * d * dt + carry_pairs * (br * d * dt + 2.0 * br * 4.0));
     c.smem_read_bytes =
-        bh * (pairs * (br * d * dt + 2.0 * p.warps * bc * d * dt) + carry_pairs * (br * d * dt + 2.0 * br * 4.0));
+        bh * (pairs * (2.0 * br * d * dt + 2.0 * p.warps * bc * d * dt) + carry_pairs * (br * d * dt + 32.0 * br));
     c.flops_tensor = bh * pairs * 4.0 * br * bc * d;
     c.sfu_ops = bh * pairs * (br * bc + 2.0 * br);
     c.flops_fp32 = bh * pairs * (4.0 * br * bc + 3.0 * br * d);

@@ -277,3 +277,28 @@ TEST_CASE("softmax: the launch declares the kernel's reduction scratch, which se
         CHECK(hw.l1_smem_bytes_per_sm - occ->carveout_bytes == (warps == 4 ? 224 : 192) * 1024);
     }
 }
+
+TEST_CASE("flash1: shared-memory bytes include the epilogue's round trip of O, as the kernel does it", "[lower][flash1]") {
+    // One head, N = 64, Br = Bc = 32, d = 64, fp16, 2 warps: 2 K/V tiles x 2 Q tiles = 4 inner
+    // steps, 2 of them (j = 1) carrying O, l, m. kernels/attention/flash1 per inner step writes
+    // the new O (Br*d*2 = 4096 B) into shared memory and reads it back for its global stores,
+    // and on a carrying step every lane reads m and l of its two rows (32 lanes x 16 B per warp).
+    WorkloadSpec s;
+    s.kernel = "attention-flash1";
+    s.batch = 1;
+    s.heads = 1;
+    s.seq = 64;
+    s.head_dim = 64;
+    s.tile_m = 32;
+    s.tile_n = 32;
+    s.warps = 2;
+    s.stages = 1;
+    auto launches = lower(*make_workload(s), h100());
+    REQUIRE(launches.ok());
+    const Counts& c = launches->front().counts;
+    const double tile = 32.0 * 64 * 2;  // one 32-row tile of Q, O, K or V
+    // writes: K, V per kv tile; Q and the new O per step; old O + l, m (2 x 32 x 4 B) per carrying step
+    CHECK(c.smem_write_bytes == 2 * 2 * tile + 4 * 2 * tile + 2 * (tile + 256));
+    // reads: Q, K and V by both warps, the new O per step; old O + 32 B per row of m, l per carrying step
+    CHECK(c.smem_read_bytes == 4 * (tile + 2 * 2 * tile + tile) + 2 * (tile + 32 * 32));
+}
