@@ -1,0 +1,72 @@
+// l2_probe_replay: the access patterns of tilescope-l2-reuse-probe (kernels/tools/l2_reuse_probe.cu)
+// replayed through the simulator's L2 (simulator/l2_cache.hpp, L2System), so that the model's
+// re-read curve can be put next to the one the probe measured on the H100 (docs/validation
+// changes 30 and 38; bench/scripts/l2_reuse_summary.py prints the measured one).
+//
+// The probe, per size D: a 256 MiB read of a flush buffer F (clean lines everywhere), then D bytes
+// of X read (`read`), or read and each 16 bytes stored to Y (`copy`), then D bytes of X read again;
+// the second read's DRAM bytes / D is the share the L2 did not keep. Every access is a 16-byte
+// vector per lane in a grid-stride loop of sms x 8 blocks of 256 threads, so each block touches
+// 4 KiB in a row per loop step, and block b runs on SM b % sms (the probe's grid is one wave).
+// The replay touches the same 4 KiB segments in the same order from the same SM's partition
+// (SM m -> partition m % partitions, as the simulator dispatches), one chunk per segment.
+//
+// Usage: l2_probe_replay [--capacity-mib 50] [--partitions 2] [--dirty-limit 0.473] [--sms 132]
+// Prints "pattern MiB re-read-from-DRAM" lines, the format of l2_reuse_summary.py.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "simulator/l2_cache.hpp"
+
+using tilescope::sim::L2Access;
+using tilescope::sim::L2System;
+
+int main(int argc, char** argv) {
+    double capacity_mib = 50, dirty_limit = 0.473;
+    int partitions = 2, sms = 132;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (i + 1 >= argc) { std::fprintf(stderr, "l2_probe_replay: %s needs a value\n", a.c_str()); return 2; }
+        const char* v = argv[++i];
+        if (a == "--capacity-mib") capacity_mib = std::atof(v);
+        else if (a == "--dirty-limit") dirty_limit = std::atof(v);
+        else if (a == "--partitions") partitions = std::atoi(v);
+        else if (a == "--sms") sms = std::atoi(v);
+        else { std::fprintf(stderr, "l2_probe_replay: unknown option %s\n", a.c_str()); return 2; }
+    }
+    if (capacity_mib <= 0 || partitions < 1 || sms < 1 || dirty_limit < 0 || dirty_limit > 1) {
+        std::fprintf(stderr, "l2_probe_replay: need --capacity-mib > 0, --partitions >= 1, --sms >= 1, --dirty-limit in [0, 1]\n");
+        return 2;
+    }
+    constexpr std::int64_t kSeg = 4096;  // one block's bytes per loop step (256 threads x 16 B)
+    constexpr std::int64_t kFlush = std::int64_t{256} << 20, kMost = std::int64_t{160} << 20;
+    const std::int64_t blocks = std::int64_t{sms} * 8;
+    const auto capacity = static_cast<std::int64_t>(capacity_mib * 1048576.0);
+    const int mib[] = {2, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 56, 64, 80, 96, 128, 160};
+    enum : std::uint32_t { kF = 0, kX = 1, kY = 2 };
+    std::printf("pattern  MiB  re-read from DRAM\n");
+    for (const char* pattern : {"read", "copy"}) {
+        const bool copy = std::strcmp(pattern, "copy") == 0;
+        for (const int m : mib) {
+            L2System l2;
+            l2.reset(capacity, partitions, 32, 3, dirty_limit);
+            l2.set_buffer(kF, kFlush, kSeg);
+            l2.set_buffer(kX, kMost, kSeg);
+            l2.set_buffer(kY, kMost, kSeg);
+            auto part = [&](std::int64_t s) { return l2.partition_of_sm(static_cast<int>((s % blocks) % sms)); };
+            L2Access first, second;
+            for (std::int64_t s = 0; s < kFlush / kSeg; ++s) l2.load(part(s), kF, s * kSeg, (s + 1) * kSeg, first);
+            const std::int64_t n = (std::int64_t{m} << 20) / kSeg;
+            for (std::int64_t s = 0; s < n; ++s) {
+                l2.load(part(s), kX, s * kSeg, (s + 1) * kSeg, first);
+                if (copy) l2.store(part(s), kY, s * kSeg, (s + 1) * kSeg, first);
+            }
+            for (std::int64_t s = 0; s < n; ++s) l2.load(part(s), kX, s * kSeg, (s + 1) * kSeg, second);
+            std::printf("%-7s %4d  %.3f\n", pattern, m,
+                        static_cast<double>(second.fill_bytes) / static_cast<double>(n * kSeg));
+        }
+    }
+    return 0;
+}
