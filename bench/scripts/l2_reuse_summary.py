@@ -51,8 +51,15 @@ def main():
             kept.append(k)
         print(f"store{p['mib']:5d}  {st['dram__bytes_write.sum'] / size:.3f}  {rd['dram__bytes_write.sum'] / size:.3f}  {k:.2f}")
     mean = sum(kept) / len(kept)
+    # The L2's size: the probe's device line (the CUDA attribute), else the H100's 50 MiB (the
+    # first H100 runs of 2026-11-25 predate that line).
+    l2_mib = 50.0
+    for line in open(f"{d}/store_times.jsonl"):
+        if '"probe":"device"' in line.replace(" ", ""):
+            l2_mib = json.loads(line)["l2_bytes"] / MIB
+            break
     print(f"kept dirty, D >= 28 MiB: mean {mean:.2f} MiB, min {min(kept):.2f}, max {max(kept):.2f}; "
-          f"{mean / 50:.3f} of the 50 MiB L2")
+          f"{mean / l2_mib:.3f} of the {l2_mib:g} MiB L2")
 
 
 if __name__ == "__main__":
