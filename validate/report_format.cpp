@@ -118,6 +118,17 @@ json::object summary_json(const SplitSummary& s) {
     o["regret_mean_ci95"] = jinterval(s.regret_ci95);
     o["regret_max"] = jnum(s.regret_max);
     o["regret_max_sweep"] = s.regret_max_sweep;
+    json::array bins;
+    for (const auto& b : s.pair_order) {
+        json::object e;
+        e["gap_lo"] = jnum(b.gap_lo);
+        e["gap_hi"] = std::isfinite(b.gap_hi) ? jnum(b.gap_hi) : json::value(nullptr);
+        e["pairs"] = b.pairs;
+        e["ordered_right"] = b.pairs ? jnum(b.right / static_cast<double>(b.pairs)) : json::value(nullptr);
+        bins.push_back(std::move(e));
+    }
+    o["pair_order_by_predicted_gap"] = std::move(bins);
+    o["order_resolution95"] = jnum(s.order_resolution95);
     return o;
 }
 
@@ -145,6 +156,31 @@ namespace {
 std::string interval(const Interval& i, bool percent) {
     if (!std::isfinite(i.lo) || !std::isfinite(i.hi)) return "n/a";
     return percent ? pct(i.lo) + "-" + pct(i.hi) : num(i.lo, "%.3f") + "-" + num(i.hi, "%.3f");
+}
+
+std::size_t pair_count(const SplitSummary& s) {
+    std::size_t n = 0;
+    for (const auto& b : s.pair_order) n += b.pairs;
+    return n;
+}
+
+// "0-1%", "20%+": a bin's range of predicted gaps.
+std::string gap_label(const PairOrderBin& b) {
+    const std::string lo = num(b.gap_lo * 100, "%.0f");
+    return std::isfinite(b.gap_hi) ? lo + "-" + num(b.gap_hi * 100, "%.0f") + "%" : lo + "%+";
+}
+
+// "0-1%: 72% of 18, 1-2%: ... ; 95% from 10%": the text table's line.
+std::string pair_order_line(const SplitSummary& s) {
+    std::string line;
+    for (const auto& b : s.pair_order) {
+        if (b.pairs == 0) continue;
+        line += (line.empty() ? "" : ", ") + gap_label(b) + " apart: " +
+                num(100.0 * b.right / static_cast<double>(b.pairs), "%.0f") + "% of " + std::to_string(b.pairs);
+    }
+    if (line.empty()) return "n/a";
+    return line + "; 95% right from " +
+           (std::isfinite(s.order_resolution95) ? num(s.order_resolution95 * 100, "%.0f") + "% apart" : std::string("n/a"));
 }
 
 std::vector<FamilyRow> family_rows(const Report& r) {
@@ -193,8 +229,9 @@ std::string report_table(const Report& r) {
           << ")  min " << num(s.spearman_min, "%.3f") << "  " << s.spearman_min_sweep << "\n";
         o << pad("top-1 regret (time)", 26) << pad(which, 9) << pad(std::to_string(s.sweeps_with_regret), 6)
           << "mean " << pct(s.regret_mean) << " (95% CI " << interval(s.regret_ci95, true) << ")  max "
-          << pct(s.regret_max) << "  " << s.regret_max_sweep
-          << "\n\n";
+          << pct(s.regret_max) << "  " << s.regret_max_sweep << "\n";
+        o << pad("tile pairs ordered right", 26) << pad(which, 9) << pad(std::to_string(pair_count(s)), 6)
+          << pair_order_line(s) << "\n\n";
     }
     o << "per family (MAPE, worst case in brackets; Spearman: mean over sweeps, count in brackets):\n";
     o << pad("family", 18) << pad("split", 9) << pad("n", 5) << pad("HBM bytes", 22) << pad("lts__t_bytes", 22)
@@ -329,6 +366,25 @@ std::string report_markdown(const Report& r, const std::vector<std::string>& plo
         o << "| " << which << " | " << s.sweeps_ranked << " | " << num(s.spearman_mean, "%.3f") << " | "
           << interval(s.spearman_ci95, false) << " | " << num(s.spearman_min, "%.3f") << " | " << pct(s.regret_mean)
           << " | " << interval(s.regret_ci95, true) << " | " << pct(s.regret_max) << " |\n";
+    }
+    o << "\nHow often the model orders two tiles of one sweep as the GPU does, by how far apart it predicts "
+         "their times (|ln(pred_i / pred_j)|; a tie counts half). The last column is the smallest gap from which on "
+         "at least 95% of the pairs are ordered right: tiles predicted closer than that are, for this model, a tie "
+         "to settle by measuring.\n\n| split | pairs |";
+    {
+        const SplitSummary& s0 = summary_of(r, "heldout");
+        for (const auto& b : s0.pair_order) o << " " << gap_label(b) << " |";
+        o << " 95% resolution |\n|---|---|";
+        for (std::size_t k = 0; k < s0.pair_order.size(); ++k) o << "---|";
+        o << "---|\n";
+    }
+    for (const char* which : {"heldout", "train", "all"}) {
+        const SplitSummary& s = summary_of(r, which);
+        o << "| " << which << " | " << pair_count(s) << " |";
+        for (const auto& b : s.pair_order)
+            o << " " << (b.pairs ? num(100.0 * b.right / static_cast<double>(b.pairs), "%.0f") + "% (" + std::to_string(b.pairs) + ")" : "n/a")
+              << " |";
+        o << " " << (std::isfinite(s.order_resolution95) ? num(s.order_resolution95 * 100, "%.0f") + "%" : "n/a") << " |\n";
     }
     o << "\n| sweep | split | tiles | Spearman | regret | measured best | model pick |\n|---|---|---|---|---|---|---|\n";
     for (const auto& w : r.sweeps) {

@@ -143,4 +143,64 @@ double top1_regret(const std::vector<double>& predicted, const std::vector<doubl
     return measured[pick] / best - 1.0;
 }
 
+namespace {
+
+// Every usable pair of every group as (gap, right), right in {0, 0.5, 1}.
+std::vector<std::pair<double, double>> ordered_pairs(const std::vector<TimeGroup>& groups) {
+    std::vector<std::pair<double, double>> out;
+    auto ok = [](const std::pair<double, double>& t) {
+        return std::isfinite(t.first) && std::isfinite(t.second) && t.first > 0 && t.second > 0;
+    };
+    for (const TimeGroup& g : groups)
+        for (std::size_t i = 0; i < g.size(); ++i)
+            for (std::size_t j = i + 1; j < g.size(); ++j) {
+                if (!ok(g[i]) || !ok(g[j])) continue;
+                const double dp = g[i].first - g[j].first, dm = g[i].second - g[j].second;
+                const double right = (dp == 0 || dm == 0) ? 0.5 : ((dp > 0) == (dm > 0) ? 1.0 : 0.0);
+                out.emplace_back(std::abs(std::log(g[i].first / g[j].first)), right);
+            }
+    return out;
+}
+
+}  // namespace
+
+const std::vector<double>& default_gap_edges() {
+    static const std::vector<double> edges = {0.0, 0.01, 0.02, 0.03, 0.05, 0.10, 0.20};
+    return edges;
+}
+
+std::vector<PairOrderBin> pair_order_accuracy(const std::vector<TimeGroup>& groups, const std::vector<double>& edges) {
+    std::vector<PairOrderBin> bins(edges.size());
+    for (std::size_t k = 0; k < edges.size(); ++k) {
+        bins[k].gap_lo = edges[k];
+        bins[k].gap_hi = k + 1 < edges.size() ? edges[k + 1] : std::numeric_limits<double>::infinity();
+    }
+    if (edges.empty()) return bins;
+    for (const auto& [gap, right] : ordered_pairs(groups)) {
+        // The last bin whose lower edge is <= gap.
+        const auto it = std::upper_bound(edges.begin(), edges.end(), gap);
+        if (it == edges.begin()) continue;  // below the first edge (edges not from 0)
+        PairOrderBin& b = bins[static_cast<std::size_t>(it - edges.begin()) - 1];
+        ++b.pairs;
+        b.right += right;
+    }
+    return bins;
+}
+
+double order_resolution(const std::vector<TimeGroup>& groups, double level, const std::vector<double>& edges) {
+    const std::vector<PairOrderBin> bins = pair_order_accuracy(groups, edges);
+    double resolution = kNaN;
+    bool any = false;
+    // From the widest bin down: the lowest edge from which every bin with pairs qualifies.
+    for (std::size_t k = bins.size(); k-- > 0;) {
+        const PairOrderBin& b = bins[k];
+        if (b.pairs > 0) {
+            if (b.right / static_cast<double>(b.pairs) < level) break;
+            any = true;
+        }
+        if (any && b.gap_lo > 0) resolution = b.gap_lo;
+    }
+    return resolution;
+}
+
 }  // namespace tilescope::validate

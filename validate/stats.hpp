@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "core/result.hpp"
@@ -49,6 +50,31 @@ double spearman(const std::vector<double>& x, const std::vector<double>& y);
 double top1_regret(const std::vector<double>& predicted, const std::vector<double>& measured);
 
 double mean(const std::vector<double>& v);     // NaN for empty input
+
+// How often the model orders two tiles of one sweep as the GPU does, by how far apart it predicts
+// them. A pair (i, j) of one group has the predicted gap |ln(p_i / p_j)|; it is ordered right when
+// the predicted and the measured differences have the same sign, half right when either side is
+// an exact tie. Pairs are binned by gap; each bin [gap_lo, gap_hi) counts its pairs and its right
+// ones (the half-right ones as 0.5). This is what a kernel tuner needs from a sweep: how far apart
+// two tiles' predictions must be before the model's choice between them can be trusted.
+struct PairOrderBin {
+    double gap_lo = 0, gap_hi = 0;  // fractions of ln time: 0.05 = 5%
+    std::size_t pairs = 0;
+    double right = 0;               // pairs ordered right (a tie counts 0.5)
+};
+// One group: the (predicted, measured) times of one sweep's tiles.
+using TimeGroup = std::vector<std::pair<double, double>>;
+// The default bin edges: 0, 1, 2, 3, 5, 10, 20% and above.
+const std::vector<double>& default_gap_edges();
+// Bins [edges[k], edges[k+1]) and a last one [edges.back(), inf). Pre: edges ascending from 0;
+// every time finite and > 0 (pairs with another value are skipped).
+std::vector<PairOrderBin> pair_order_accuracy(const std::vector<TimeGroup>& groups,
+                                              const std::vector<double>& edges = default_gap_edges());
+// The order resolution at `level`: the smallest bin edge g above 0 such that, in every bin from g
+// upwards that has pairs, at least `level` of the pairs are ordered right (so tiles predicted at
+// least g apart are ordered right that often, whatever their gap). NaN when no bin qualifies.
+double order_resolution(const std::vector<TimeGroup>& groups, double level = 0.95,
+                        const std::vector<double>& edges = default_gap_edges());
 
 // A two-sided interval; {NaN, NaN} when there is nothing to bound.
 struct Interval {

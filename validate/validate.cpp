@@ -136,6 +136,16 @@ SplitSummary summarize(const std::vector<CaseResult>& cases, const std::vector<S
     s.regret_mean = mean(reg);
     s.spearman_ci95 = bootstrap_mean_interval(rho);
     s.regret_ci95 = bootstrap_mean_interval(reg);
+    // Pairwise order by predicted gap, over the same groups the sweeps are (cases of one key).
+    std::map<std::string, TimeGroup> groups;
+    const auto t = static_cast<std::size_t>(Quantity::time);
+    for (const auto& c : cases)
+        if (c.error.empty() && usable(c.predicted[t], c.measured[t]))
+            groups[c.key].emplace_back(c.predicted[t], c.measured[t]);
+    std::vector<TimeGroup> gs;
+    for (auto& [key, g] : groups) gs.push_back(std::move(g));
+    s.pair_order = pair_order_accuracy(gs);
+    s.order_resolution95 = order_resolution(gs, 0.95);
     return s;
 }
 

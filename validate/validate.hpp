@@ -84,6 +84,11 @@ struct SplitSummary {
     // 95% bootstrap intervals of the two means over the sweeps (stats.hpp): how far each mean
     // could move with another draw of sweeps like these; the checks use the means themselves.
     Interval spearman_ci95, regret_ci95;
+    // Pairs of tiles of one sweep, binned by how far apart their predicted times are, with the
+    // share the model orders as measured (stats.hpp pair_order_accuracy), and the smallest gap
+    // from which on at least 95% of the pairs are ordered right (order_resolution; NaN if none).
+    std::vector<PairOrderBin> pair_order;
+    double order_resolution95 = std::numeric_limits<double>::quiet_NaN();
 };
 
 // Held-out / train errors of one kernel family (attention-naive, gemm, ...).

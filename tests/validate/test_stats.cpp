@@ -104,3 +104,44 @@ TEST_CASE("bootstrap interval of a mean: the normal law for large samples", "[va
         CHECK(ci.hi - 0.5 == Approx(half).epsilon(0.12));
     }
 }
+
+TEST_CASE("pair order accuracy: pairs binned by predicted gap, ties count half", "[validate][stats]") {
+    // Group 1: predictions 100, 101, 150; measured 10, 9, 20.
+    //   (100,101): gap ln(1.01) = 0.995% -> bin 0-1%, order wrong (pred up, meas down)
+    //   (100,150): gap 40.5% -> bin 20%+, right;  (101,150): gap 39.5% -> 20%+, right
+    // Group 2: predictions 100, 104; measured 5, 5 (a measured tie): gap 3.9% -> bin 3-5%, half.
+    // Group 3: one tile: no pair.
+    const std::vector<TimeGroup> g = {{{100, 10}, {101, 9}, {150, 20}}, {{100, 5}, {104, 5}}, {{7, 7}}};
+    const auto bins = pair_order_accuracy(g);
+    REQUIRE(bins.size() == default_gap_edges().size());
+    CHECK(bins[0].gap_lo == 0.0);
+    CHECK(bins[0].gap_hi == Approx(0.01));
+    CHECK(bins[0].pairs == 1);
+    CHECK(bins[0].right == 0.0);
+    CHECK(bins[3].gap_lo == Approx(0.03));
+    CHECK(bins[3].pairs == 1);
+    CHECK(bins[3].right == 0.5);
+    CHECK(std::isinf(bins.back().gap_hi));
+    CHECK(bins.back().pairs == 2);
+    CHECK(bins.back().right == 2.0);
+    std::size_t total = 0;
+    for (const auto& b : bins) total += b.pairs;
+    CHECK(total == 4);
+    // Unusable times are skipped, not counted.
+    const auto skip = pair_order_accuracy({{{100, 10}, {NAN, 9}, {-1, 3}}});
+    std::size_t none = 0;
+    for (const auto& b : skip) none += b.pairs;
+    CHECK(none == 0);
+}
+
+TEST_CASE("order resolution: the lowest gap from which every bin is ordered right often enough", "[validate][stats]") {
+    // Right above 10%, wrong at 3-5%, empty 5-10%: the resolution is 5% (an empty bin does not
+    // break the run, and bins from 5% up are all right).
+    const std::vector<TimeGroup> g = {{{100, 1}, {150, 2}}, {{100, 2}, {112, 3}}, {{100, 2}, {104, 1}}};
+    CHECK(order_resolution(g, 0.95) == Approx(0.05));
+    // Everything right: the first edge above 0, 1%.
+    CHECK(order_resolution({{{100, 1}, {100.5, 2}, {200, 3}}}, 0.95) == Approx(0.01));
+    // The widest pair wrong: no resolution.
+    CHECK(std::isnan(order_resolution({{{100, 2}, {200, 1}}}, 0.95)));
+    CHECK(std::isnan(order_resolution({}, 0.95)));
+}

@@ -102,6 +102,9 @@ TEST_CASE("validate: exact predictions pass every target", "[validate][report]")
     CHECK(r->all.quantities[0].errors.mape == Approx(0).margin(1e-12));
     CHECK(r->all.spearman_mean == Approx(1.0));
     CHECK(r->all.regret_mean == Approx(0).margin(1e-12));
+    for (const auto& b : r->all.pair_order)
+        if (b.pairs > 0) CHECK(b.right == Approx(static_cast<double>(b.pairs)));
+    CHECK(r->all.order_resolution95 == Approx(0.01));
     CHECK(r->sweeps.size() == 6);
     CHECK(r->heldout.sweeps_ranked + r->train.sweeps_ranked == 6);
     if (r->heldout.sweeps_ranked > 0) CHECK(r->pass);
@@ -115,6 +118,16 @@ TEST_CASE("validate: biased bytes and reversed ranking fail the right checks", "
     CHECK(r->all.quantities[static_cast<std::size_t>(Quantity::lts_bytes)].errors.mape == Approx(0.08));
     CHECK(r->all.spearman_mean == Approx(-1.0));
     CHECK(r->all.regret_mean > 0.5);
+    // every pair of every sweep is ordered wrong: no order resolution
+    double right = 0;
+    std::size_t pairs = 0;
+    for (const auto& b : r->all.pair_order) {
+        right += b.right;
+        pairs += b.pairs;
+    }
+    CHECK(pairs == 6 * 15 - 5);  // six sweeps of 6 tiles, one with a failed prediction (5 tiles)
+    CHECK(right == 0.0);
+    CHECK(std::isnan(r->all.order_resolution95));
     CHECK(r->all.spearman_ci95.lo == Approx(-1.0));  // every sweep reversed: no spread
     CHECK(r->all.spearman_ci95.hi == Approx(-1.0));
     CHECK(r->all.regret_ci95.lo <= r->all.regret_mean);
@@ -142,8 +155,14 @@ TEST_CASE("report formats: JSON parses, table and Markdown carry the checks, plo
     CHECK(ci.at(0).as_double() == Approx(0.03));
     CHECK(ci.at(1).as_double() == Approx(0.03));
     CHECK(j.at("summary").at("all").at("spearman_mean_ci95").as_array().at(1).as_double() == Approx(1.0));
+    // pairwise order by predicted gap: every bin of the default edges, the last open-ended
+    const auto& bins = j.at("summary").at("all").at("pair_order_by_predicted_gap").as_array();
+    CHECK(bins.size() == default_gap_edges().size());
+    CHECK(bins.back().at("gap_hi").is_null());
+    CHECK(j.at("summary").at("all").at("order_resolution95").as_double() == Approx(0.01));
     const std::string t = report_table(*r);
     CHECK(t.find("held-out hbm_bytes MAPE") != std::string::npos);
+    CHECK(t.find("tile pairs ordered right") != std::string::npos);
     const auto dir = std::filesystem::temp_directory_path() / "tilescope_validate_test_plots";
     auto files = write_plots(*r, dir.string());
     REQUIRE(files.ok());
@@ -152,6 +171,8 @@ TEST_CASE("report formats: JSON parses, table and Markdown carry the checks, plo
     const std::string md = report_markdown(*r, *files);
     CHECK(md.find("| held-out hbm_bytes MAPE | 2.00% | <= 5.00% | pass |") != std::string::npos);
     CHECK(md.find("![scatter_time.png](scatter_time.png)") != std::string::npos);
+    CHECK(md.find("| 95% resolution |") != std::string::npos);
+    CHECK(md.find("| all | 85 |") != std::string::npos);  // 85 usable tile pairs
     std::filesystem::remove_all(dir);
 }
 
