@@ -2,10 +2,17 @@
 // on all cores. Output CSV (one header row) or JSON Lines, in input order whatever --jobs is.
 // A configuration that is invalid or does not fit the GPU is a row with status "illegal" and the
 // reason, not an abort. Progress goes to stderr only when stderr is a terminal.
+// With --rank every row also gets its tile's rank among the tiles of the same workload, GPU and
+// model (1 = the fastest predicted) and its predicted time over the fastest one's, minus 1: the
+// rows are then held until the sweep ends, so --rank takes at most kMaxRanked configurations.
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
 #include <fstream>
 #include <iostream>
 #include <mutex>
@@ -15,6 +22,7 @@
 #include "cli/commands.hpp"
 #include "cli/models.hpp"
 #include "cli/workload_options.hpp"
+#include "core/metrics.hpp"
 #include "core/result_io.hpp"
 
 namespace po = boost::program_options;
@@ -23,6 +31,7 @@ namespace tilescope {
 namespace {
 
 constexpr std::size_t kMaxConfigurations = 10'000'000;
+constexpr std::size_t kMaxRanked = 1'000'000;
 constexpr std::size_t kChunk = 8192;
 
 struct Job {
@@ -33,7 +42,14 @@ struct Job {
     ModelOptions model_options;
 };
 
-std::string row_for(const Job& job, std::size_t index) {
+// What --rank needs of a row: the group it is ranked in (its workload with the tile fields reset,
+// its GPU and model) and its predicted time (NaN for an illegal row, which is not ranked).
+struct RankInfo {
+    std::string group;
+    double time_ns = std::numeric_limits<double>::quiet_NaN();
+};
+
+std::string row_for(const Job& job, std::size_t index, RankInfo* rank) {
     const WorkloadSpec& spec = (*job.specs)[index % job.specs->size()];
     const Hardware& hw = (*job.gpus)[index / job.specs->size()];
     auto w = make_workload(spec);
@@ -44,7 +60,45 @@ std::string row_for(const Job& job, std::size_t index) {
     if (!p)
         return job.jsonl ? json_line_illegal(*w, job.model, hw.name, p.error().message)
                          : csv_row_illegal(*w, job.model, hw.name, p.error().message);
+    if (rank != nullptr) {
+        Workload shape = *w;
+        shape.tile = Tile{};
+        rank->group = hw.name + "|" + job.model + "|" + workload_json(shape);
+        rank->time_ns = p->total[Metric::gpu_time_duration];
+    }
     return job.jsonl ? to_json_line(*p) : csv_row(*p);
+}
+
+// Competition ranks (ties share the better rank) by predicted time within each group, and each
+// row's time over its group's fastest, minus 1; rank 0 for rows without a time.
+void rank_rows(const std::vector<RankInfo>& info, std::vector<std::size_t>& rank, std::vector<double>& over) {
+    std::map<std::string, std::vector<std::size_t>> groups;
+    for (std::size_t i = 0; i < info.size(); ++i)
+        if (std::isfinite(info[i].time_ns)) groups[info[i].group].push_back(i);
+    rank.assign(info.size(), 0);
+    over.assign(info.size(), std::numeric_limits<double>::quiet_NaN());
+    for (auto& [key, members] : groups) {
+        std::stable_sort(members.begin(), members.end(),
+                         [&](std::size_t a, std::size_t b) { return info[a].time_ns < info[b].time_ns; });
+        const double best = info[members.front()].time_ns;
+        for (std::size_t k = 0; k < members.size(); ++k) {
+            const std::size_t i = members[k];
+            rank[i] = (k > 0 && info[i].time_ns == info[members[k - 1]].time_ns) ? rank[members[k - 1]] : k + 1;
+            over[i] = best > 0 ? info[i].time_ns / best - 1.0 : std::numeric_limits<double>::quiet_NaN();
+        }
+    }
+}
+
+// The row with --rank's two fields appended (CSV columns, or JSON members before the closing brace).
+std::string with_rank(const std::string& row, bool jsonl, std::size_t rank, double over) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.6g", over);
+    const bool has = rank > 0 && std::isfinite(over);
+    if (!jsonl) return row + "," + (has ? std::to_string(rank) : "") + "," + (has ? buf : "");
+    const std::size_t close = row.rfind('}');
+    if (close == std::string::npos) return row;
+    return row.substr(0, close) + ",\"tile_rank\":" + (has ? std::to_string(rank) : "null") +
+           ",\"time_over_best\":" + (has ? buf : "null") + row.substr(close);
 }
 
 }  // namespace
@@ -57,7 +111,9 @@ int run_sweep(int argc, char** argv) {
         "model", po::value<std::string>()->default_value(default_model()), "prediction model")(
         "format", po::value<std::string>()->default_value("csv"), "csv | jsonl")(
         "out", po::value<std::string>()->default_value(""), "write to this file instead of stdout")(
-        "jobs,j", po::value<int>()->default_value(static_cast<int>(cores)), "worker threads");
+        "jobs,j", po::value<int>()->default_value(static_cast<int>(cores)), "worker threads")(
+        "rank", "add tile_rank (1 = fastest predicted tile of the same workload, GPU and model) and "
+                "time_over_best (predicted time / the fastest's - 1); holds the rows until the end");
     add_model_options(general);
     po::options_description all;
     all.add(workload_options("Workload (each flag takes a list a,b,c and/or ranges 64:512:*2, 512:4096:+512)"))
@@ -95,6 +151,11 @@ int run_sweep(int argc, char** argv) {
         return cli_fail(2, "the sweep has " + std::to_string(total) + " configurations; the limit is " +
                                std::to_string(kMaxConfigurations));
 
+    const bool ranked = vm.count("rank") > 0;
+    if (ranked && total > kMaxRanked)
+        return cli_fail(2, "--rank: the sweep has " + std::to_string(total) + " configurations; --rank takes at most " +
+                               std::to_string(kMaxRanked) + " (it holds every row until the end)");
+
     const std::string out_path = vm["out"].as<std::string>();
     std::ofstream file;
     if (!out_path.empty() && out_path != "-") {
@@ -103,21 +164,26 @@ int run_sweep(int argc, char** argv) {
     }
     std::ostream& out = file.is_open() ? static_cast<std::ostream&>(file) : std::cout;
     const bool jsonl = format == "jsonl";
-    if (!jsonl) out << csv_header() << "\n";
+    if (!jsonl) out << csv_header() << (ranked ? ",tile_rank,time_over_best" : "") << "\n";
 
     const Job job{&*specs, &gpus, model, jsonl, *model_options};
     const bool progress = isatty(STDERR_FILENO) != 0;
     std::vector<std::string> rows;
+    std::vector<RankInfo> rank_info;     // --rank: the current chunk's
+    std::vector<std::string> held_rows;  // --rank: every row, written at the end
+    std::vector<RankInfo> held_info;
     std::string failure;
     std::mutex failure_mutex;
     std::size_t ok_rows = 0;
     for (std::size_t base = 0; base < total; base += kChunk) {
         const std::size_t n = std::min(kChunk, total - base);
         rows.assign(n, std::string());
+        if (ranked) rank_info.assign(n, RankInfo{});
         std::atomic<std::size_t> next{0};
         auto worker = [&] {
             try {
-                for (std::size_t i = next++; i < n; i = next++) rows[i] = row_for(job, base + i);
+                for (std::size_t i = next++; i < n; i = next++)
+                    rows[i] = row_for(job, base + i, ranked ? &rank_info[i] : nullptr);
             } catch (const std::exception& e) {
                 std::lock_guard<std::mutex> lock(failure_mutex);
                 failure = e.what();
@@ -129,12 +195,24 @@ int run_sweep(int argc, char** argv) {
         worker();
         for (auto& t : pool) t.join();
         if (!failure.empty()) return cli_fail(1, "internal failure in sweep: " + failure);
-        for (const std::string& r : rows) {
-            out << r << "\n";
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            const std::string& r = rows[i];
             if (jsonl ? r.find("\"status\":\"ok\"") != std::string::npos : r.size() >= 4 && r.compare(r.size() - 4, 4, ",ok,") == 0)
                 ++ok_rows;
+            if (ranked) {
+                held_rows.push_back(r);
+                held_info.push_back(std::move(rank_info[i]));
+            } else {
+                out << r << "\n";
+            }
         }
         if (progress) std::cerr << "\rsweep: " << base + n << "/" << total << " configurations" << std::flush;
+    }
+    if (ranked) {
+        std::vector<std::size_t> rank;
+        std::vector<double> over;
+        rank_rows(held_info, rank, over);
+        for (std::size_t i = 0; i < held_rows.size(); ++i) out << with_rank(held_rows[i], jsonl, rank[i], over[i]) << "\n";
     }
     out.flush();
     if (!out) return cli_fail(2, "--out: cannot write '" + out_path + "'");

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -230,4 +231,50 @@ TEST_CASE("compare and profiles", "[cli]") {
     const Run pt = run("profiles");
     REQUIRE(pt.code == 0);
     CHECK(pt.out.find("h100-sxm") != std::string::npos);
+}
+
+TEST_CASE("sweep --rank: tiles ranked within each workload, GPU and model; illegal rows unranked", "[cli]") {
+    // 2 shapes x 2 GPUs x tile-m {16, 64} x tile-k {24, 32}: tile-k 24 is illegal (not a power of
+    // two), so each (shape, GPU) group ranks the two legal tiles 1 and 2.
+    const std::string args =
+        "sweep --kernel gemm --m 1024,2048 --tile-m 16,64 --tile-k 24,32 --gpu a100-40gb,h100-sxm --model analytic --rank";
+    const Run csv = run(args);
+    REQUIRE(csv.code == 0);
+    const auto rows = lines(csv.out);
+    REQUIRE(rows.size() == 1 + 16);
+    CHECK(rows[0].size() > 25);
+    CHECK(rows[0].substr(rows[0].size() - 25) == ",tile_rank,time_over_best");
+    int empty = 0;
+    for (std::size_t i = 1; i < rows.size(); ++i)
+        if (rows[i].size() >= 2 && rows[i].substr(rows[i].size() - 2) == ",,") ++empty;
+    CHECK(empty == 8);  // the illegal rows: no rank, no ratio
+
+    const Run jl = run(args + " --format jsonl --jobs 1");
+    REQUIRE(jl.code == 0);
+    std::map<std::string, std::vector<std::pair<long, double>>> groups;
+    std::map<std::string, std::vector<double>> times;
+    for (const auto& row : lines(jl.out)) {
+        const auto v = boost::json::parse(row);
+        if (v.at("status").as_string() != "ok") {
+            CHECK(v.at("tile_rank").is_null());
+            CHECK(v.at("time_over_best").is_null());
+            continue;
+        }
+        const std::string key = std::string(v.at("gpu").as_string()) + "/" +
+                                std::to_string(v.at("workload").at("m").to_number<long>());
+        groups[key].emplace_back(v.at("tile_rank").to_number<long>(), v.at("time_over_best").to_number<double>());
+        times[key].push_back(v.at("total").at("metrics").at("gpu__time_duration.sum").to_number<double>());
+    }
+    REQUIRE(groups.size() == 4);
+    for (const auto& [key, g] : groups) {
+        REQUIRE(g.size() == 2);
+        const auto& t = times.at(key);
+        const std::size_t best = t[0] <= t[1] ? 0 : 1, other = 1 - best;
+        CHECK(g[best].first == 1);
+        CHECK(g[best].second == 0.0);
+        CHECK(g[other].first == (t[0] == t[1] ? 1 : 2));
+        CHECK(g[other].second == Approx(t[other] / t[best] - 1).epsilon(1e-5));
+    }
+    // Without --rank the columns are not there.
+    CHECK(lines(run("sweep --kernel gemm --m 1024 --model analytic").out)[0].find("tile_rank") == std::string::npos);
 }
