@@ -118,11 +118,18 @@ double TileMapModel::value(const TileCell& cell) const {
 void TileMapModel::updateRange() {
     min_ = std::numeric_limits<double>::infinity();
     max_ = 0;
+    best_time_ns_ = 0;
     for (const TileCell& c : map_.cells) {
         if (!c.legal) continue;
         min_ = std::min(min_, value(c));
         max_ = std::max(max_, value(c));
+        if (c.time_ns > 0 && (best_time_ns_ == 0 || c.time_ns < best_time_ns_)) best_time_ns_ = c.time_ns;
     }
+}
+
+double TileMapModel::overBest(const TileCell& cell) const {
+    if (!cell.legal || !(best_time_ns_ > 0) || !(cell.time_ns > 0)) return std::nan("");
+    return cell.time_ns / best_time_ns_ - 1.0;
 }
 
 QColor TileMapModel::heatColor(const TileCell& cell) const {
@@ -158,6 +165,14 @@ QVariant TileMapModel::data(const QModelIndex& index, int role) const {
         if (!c.legal) return tip + QStringLiteral("illegal: ") + QString::fromStdString(c.reason);
         tip += QStringLiteral("time %1 (gpu__time_duration.sum)\nHBM %2 (dram__bytes_read.sum + dram__bytes_write.sum)\nbound: %3")
                    .arg(format_time_ns(c.time_ns), format_bytes(c.hbm_bytes), QString::fromStdString(c.bound));
+        const double over = overBest(c);
+        if (over == 0.0)
+            tip += QStringLiteral("\nfastest predicted tile");
+        else if (std::isfinite(over))
+            tip += QStringLiteral("\n%1% slower than the fastest predicted tile").arg(over * 100.0, 0, 'f', 1);
+        if (std::isfinite(over) && over <= kTieBand)
+            tip += QStringLiteral("\nwithin %1% of the fastest: the calibrated model cannot order such tiles "
+                                  "reliably (measure them)").arg(kTieBand * 100.0, 0, 'f', 0);
         return tip;
     }
     default: return {};

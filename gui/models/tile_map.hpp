@@ -50,6 +50,13 @@ Result<TileMap> compute_tile_map(const PredictRequest& base, const std::vector<i
 // tile_m,tile_n,status,reason,gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,bound
 std::string tile_map_csv(const TileMap& map);
 
+// The band around the fastest tile inside which the calibrated model cannot order tiles reliably:
+// on the H100's and H200's held-out halves it orders two tiles right at least 95% of the time only
+// when it predicts them 10% or more apart (65-85% within 5%; docs/validation/report.md, "Tile
+// choice", and README "When to trust the predicted best tile"). The time map outlines the tiles
+// within it as ties of the best.
+inline constexpr double kTieBand = 0.10;
+
 class TileMapModel : public QAbstractTableModel {
     Q_OBJECT
 public:
@@ -70,11 +77,16 @@ public:
     // Heat colour for a legal cell (log scale between the best and worst legal cells).
     QColor heatColor(const TileCell& cell) const;
     double value(const TileCell& cell) const;
+    // Predicted time over the fastest legal tile's, minus 1 (NaN for an illegal cell or an empty map).
+    double overBest(const TileCell& cell) const;
+    // A legal cell whose predicted time is within kTieBand of the fastest (the fastest included).
+    bool nearBest(const TileCell& cell) const { return overBest(cell) <= kTieBand; }
 
 private:
     TileMap map_;
     Quantity quantity_ = Quantity::time;
     double min_ = 0, max_ = 0;
+    double best_time_ns_ = 0;  // the fastest legal cell's time (0: none)
     void updateRange();
 };
 

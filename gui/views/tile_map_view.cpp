@@ -64,8 +64,11 @@ void TileMapView::paintEvent(QPaintEvent*) {
     const QString what = model_->quantity() == TileMapModel::Quantity::time ? QStringLiteral("predicted time (gpu__time_duration.sum)")
                                                                            : QStringLiteral("HBM bytes (dram__bytes_read.sum + dram__bytes_write.sum)");
     p.drawText(QRectF(kLeft, 4, width() - kLeft, 18), Qt::AlignLeft,
-               QStringLiteral("%1 · model %2 · %3 · green = best, hatched = illegal").arg(what, QString::fromStdString(map.model),
-                                                                                       QString::fromStdString(map.gpu)));
+               QStringLiteral("%1 · model %2 · %3 · green = best, hatched = illegal%4")
+                   .arg(what, QString::fromStdString(map.model), QString::fromStdString(map.gpu),
+                        model_->quantity() == TileMapModel::Quantity::time
+                            ? QStringLiteral(", dotted = within %1% of the best: too close to call").arg(kTieBand * 100.0, 0, 'f', 0)
+                            : QString()));
     p.drawText(QRectF(kLeft, 20, width() - kLeft, 18), Qt::AlignLeft, QStringLiteral("tile-n →"));
     for (int r = 0; r < n; ++r) {
         for (int c = 0; c < n; ++c) {
@@ -75,6 +78,10 @@ void TileMapView::paintEvent(QPaintEvent*) {
             if (!tc.legal) p.fillRect(cell, QBrush(QColor(0x90, 0x90, 0x90), Qt::BDiagPattern));
             p.setPen(QPen(Qt::white, 2));
             p.drawRect(cell);
+            if (model_->quantity() == TileMapModel::Quantity::time && model_->nearBest(tc)) {
+                p.setPen(QPen(QColor(0x1b, 0x5e, 0x20), 2, Qt::DotLine));
+                p.drawRect(cell.adjusted(5, 5, -5, -5));
+            }
             const bool selected = tc.tile_m == map.selected_m && tc.tile_n == map.selected_n;
             if (selected) {
                 p.setPen(QPen(Qt::black, 3));

@@ -160,6 +160,25 @@ private slots:
         QCOMPARE(model.columnCount(), 5);
         QVERIFY(model.data(model.index(4, 4), Qt::ToolTipRole).toString().contains(QStringLiteral("illegal")));
         QVERIFY(std::isnan(model.data(model.index(4, 4), RawValueRole).toDouble()));
+        // The fastest legal cell is 0% over the best; every legal cell's ratio is its time over it.
+        double best = 0;
+        for (const TileCell& cell : map->cells)
+            if (cell.legal && (best == 0 || cell.time_ns < best)) best = cell.time_ns;
+        int fastest = 0, near = 0;
+        for (const TileCell& cell : map->cells) {
+            if (!cell.legal) {
+                QVERIFY(std::isnan(model.overBest(cell)));
+                QVERIFY(!model.nearBest(cell));
+                continue;
+            }
+            QCOMPARE(model.overBest(cell), cell.time_ns / best - 1.0);
+            QCOMPARE(model.nearBest(cell), cell.time_ns <= best * (1.0 + kTieBand));
+            fastest += model.overBest(cell) == 0.0 ? 1 : 0;
+            near += model.nearBest(cell) ? 1 : 0;
+        }
+        QVERIFY(fastest >= 1);
+        QVERIFY(near >= fastest);
+        QVERIFY(model.data(model.index(3, 2), Qt::ToolTipRole).toString().contains(QStringLiteral("fastest predicted tile")));
         model.setQuantity(TileMapModel::Quantity::hbm_bytes);
         QCOMPARE(model.data(model.index(3, 2), RawValueRole).toDouble(), c.hbm_bytes);
         model.clear();
