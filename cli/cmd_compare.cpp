@@ -159,6 +159,7 @@ int run_compare(int argc, char** argv) {
     } else {
         std::ostringstream os;
         os << "attention on " << hw->name << " (model " << model << ")\n";
+        os << "profile " << vm["gpu"].as<std::string>() << ": " << profile_status(*hw) << "\n";
         os << "  naive: " << describe(*naive_w) << "\n";
         os << "  fused: " << describe(*fused_w) << "\n\n";
         char line[256];

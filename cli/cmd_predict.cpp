@@ -46,7 +46,7 @@ int run_predict(int argc, char** argv) {
     std::string text;
     if (format == "json") text = to_json(*prediction, timeline);
     else if (format == "csv") text = csv_header() + "\n" + csv_row(*prediction) + "\n";
-    else text = to_table(*prediction);
+    else text = to_table(*prediction, "profile " + vm["gpu"].as<std::string>() + ": " + profile_status(*hw));
     if (Status s = write_output(vm["out"].as<std::string>(), text); !s) return cli_fail(2, s.error().message);
     return 0;
 }

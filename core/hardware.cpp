@@ -429,6 +429,16 @@ Result<Hardware> load_hardware(const std::string& spec) {
     return make_error("unknown GPU profile '" + spec + "'; available: " + (list.empty() ? "(none found in " + profile_dir() + ")" : list));
 }
 
+std::string profile_status(const Hardware& hw) {
+    std::string line = hw.calibration.calibrated ? "calibrated" : "datasheet numbers, not calibrated";
+    const auto v = hw.provenance.find("validated");
+    if (v != hw.provenance.end() && !v->second.empty()) return line + "; " + v->second;
+    return line + (hw.calibration.calibrated
+                       ? "; no held-out validation recorded (run `tilescope validate`)"
+                       : "; never compared with measurements: times can be off by 40% or more (README, \"How "
+                         "accurate is it?\")");
+}
+
 std::string hardware_to_json(const Hardware& hw) {
     json::object root;
     root["name"] = hw.name;

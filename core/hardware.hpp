@@ -271,6 +271,11 @@ Result<Hardware> load_hardware(const std::string& spec);
 // source-tree location compiled in.
 std::string profile_dir();
 
+// One line on how far to trust a profile's predictions, for the CLI's tables: whether it is
+// calibrated, and what `validate` measured for it on held-out cases when its provenance records
+// that (the "validated" entry), else that it was never compared with measurements.
+std::string profile_status(const Hardware& hw);
+
 // Serialise a Hardware back to the profile JSON format (values with their source notes,
 // calibration and provenance objects). parse_hardware(hardware_to_json(hw)) reproduces hw.
 std::string hardware_to_json(const Hardware& hw);

@@ -497,10 +497,14 @@ std::string csv_row_illegal(const Workload& w, const std::string& model, const s
 
 std::string format_metric(Metric m, double value) { return metric_text(m, value); }
 
-std::string to_table(const Prediction& p) {
+std::string to_table(const Prediction& p) { return to_table(p, std::string()); }
+
+std::string to_table(const Prediction& p, const std::string& profile_line) {
     std::ostringstream os;
     os << describe(p.workload) << "\n";
-    os << "gpu " << p.gpu << ", model " << p.model << ", bound " << p.bound << "\n\n";
+    os << "gpu " << p.gpu << ", model " << p.model << ", bound " << p.bound << "\n";
+    if (!profile_line.empty()) os << profile_line << "\n";
+    os << "\n";
     os << pad_right("launch", 26) << pad_right("grid", 16) << pad_left("threads", 8) << pad_left("smem/blk", 11)
        << pad_left("regs", 6) << pad_left("blk/SM", 8) << pad_left("waves", 7) << "  " << pad_right("limiter", 15)
        << pad_right("bound", 8) << pad_left("time", 12) << "\n";

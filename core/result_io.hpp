@@ -42,6 +42,8 @@ std::string reformat_json(const std::string& json_text, bool pretty);
 
 // Readable table for terminals.
 std::string to_table(const Prediction&);
+// The same with a "profile NAME: STATUS" line under the GPU line (profile_status in hardware.hpp).
+std::string to_table(const Prediction&, const std::string& profile_line);
 // A metric value for people: SI prefix and unit ("268 MB"), durations as ns/us/ms.
 std::string format_metric(Metric m, double value);
 

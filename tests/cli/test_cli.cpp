@@ -278,3 +278,20 @@ TEST_CASE("sweep --rank: tiles ranked within each workload, GPU and model; illeg
     // Without --rank the columns are not there.
     CHECK(lines(run("sweep --kernel gemm --m 1024 --model analytic").out)[0].find("tile_rank") == std::string::npos);
 }
+
+TEST_CASE("predict and compare say how far the profile's predictions can be trusted", "[cli]") {
+    const Run a100 = run("predict --kernel gemm --gpu a100-40gb --model analytic");
+    REQUIRE(a100.code == 0);
+    const auto rows = lines(a100.out);
+    REQUIRE(rows.size() > 3);
+    CHECK(rows[2].rfind("profile a100-40gb: datasheet numbers, not calibrated; never compared with measurements", 0) == 0);
+    const Run cal = run("predict --kernel gemm --gpu calibrated/h100-sxm --model analytic");
+    REQUIRE(cal.code == 0);
+    CHECK(cal.out.find("profile calibrated/h100-sxm: calibrated; held out on an H100 SXM") != std::string::npos);
+    const Run cmp = run("compare --seq 1024 --gpu h100-sxm --model analytic");
+    REQUIRE(cmp.code == 0);
+    CHECK(cmp.out.find("profile h100-sxm: datasheet numbers, not calibrated; held out on an H100 SXM") != std::string::npos);
+    // JSON and CSV are unchanged by it.
+    CHECK(run("predict --kernel gemm --gpu a100-40gb --model analytic --format json").out.find("not calibrated") ==
+          std::string::npos);
+}

@@ -142,3 +142,35 @@ TEST_CASE("calibration and provenance are read and hardware_to_json round-trips"
     CHECK(again->calibration.hbm_efficiency == 0.9);
     CHECK(again->provenance == hw->provenance);
 }
+
+TEST_CASE("profile_status says whether a profile is calibrated and what validation recorded", "[hardware]") {
+    // The bundled profiles: A100s never measured, the H100/H200 datasheet ones validated
+    // uncalibrated, the calibrated ones with their held-out errors.
+    for (const char* name : {"a100-40gb", "a100-80gb"}) {
+        auto hw = load_hardware(name);
+        REQUIRE(hw.ok());
+        const std::string s = profile_status(*hw);
+        CHECK(s.rfind("datasheet numbers, not calibrated; never compared with measurements", 0) == 0);
+    }
+    for (const char* name : {"h100-sxm", "h200"}) {
+        auto hw = load_hardware(name);
+        REQUIRE(hw.ok());
+        const std::string s = profile_status(*hw);
+        CHECK(s.rfind("datasheet numbers, not calibrated; held out on an H", 0) == 0);
+        CHECK(s.find("use calibrated/") != std::string::npos);
+    }
+    for (const char* name : {"calibrated/h100-sxm", "calibrated/h200"}) {
+        auto hw = load_hardware(name);
+        REQUIRE(hw.ok());
+        const std::string s = profile_status(*hw);
+        CHECK(s.rfind("calibrated; held out on an H", 0) == 0);
+        CHECK(s.find("time ") != std::string::npos);
+    }
+    // A calibrated profile without the entry says so; an empty entry counts as none.
+    auto hw = load_hardware("calibrated/h100-sxm");
+    REQUIRE(hw.ok());
+    hw->provenance.erase("validated");
+    CHECK(profile_status(*hw) == "calibrated; no held-out validation recorded (run `tilescope validate`)");
+    hw->provenance["validated"] = "";
+    CHECK(profile_status(*hw) == "calibrated; no held-out validation recorded (run `tilescope validate`)");
+}
