@@ -118,6 +118,7 @@ const std::vector<CalSpec>& calibration_specs() {
         {"pipeline_wait_then_issue", &Calibration::pipeline_wait_then_issue, CalRule::flag, true},
         {"hbm_activations_per_s", &Calibration::hbm_activations_per_s, CalRule::non_negative, true},
         {"l1_random_replacement", &Calibration::l1_random_replacement, CalRule::flag, true},
+        {"smem_fill_bypass", &Calibration::smem_fill_bypass, CalRule::flag, true},
         {"l1_capacity_fraction", &Calibration::l1_capacity_fraction, CalRule::efficiency, true},
         {"l2_dirty_limit", &Calibration::l2_dirty_limit, CalRule::probability, true},
         {"lrc_in_step_one_block", &Calibration::lrc_in_step_one_block, CalRule::probability, true},

@@ -160,6 +160,11 @@ struct Calibration {
     // random replacement (docs/validation change 25): the H100's L1 keeps less of a re-read row
     // than an LRU of its capacity would (simulator/l1_cache.hpp).
     double l1_random_replacement = 0.0;
+    // Simulator: whether tiles that `cp.async` writes into shared memory (StepKind::smem_fill)
+    // take the shared-memory pipe's time (0, the default) or arrive through the L1's fill path
+    // beside it (1): then only the ldmatrix reads and the warps' own st.shared take the
+    // 128 B/clock (docs/validation change 40).
+    double smem_fill_bypass = 0.0;
     // Simulator: the share of the L1 (what the shared-memory carve-out leaves of the SM's 256 KiB)
     // that holds re-read global data, in (0, 1]; 1, the default, is all of it. Fitted with random
     // replacement to the L2 bytes of training launches that read through the L1

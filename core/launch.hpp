@@ -21,7 +21,10 @@ namespace tilescope {
 
 // reduction: a block-wide reduction (warp shuffles, a shared-memory exchange and its barriers)
 // that every warp of the block waits for; `amount` = how many, one after another.
-enum class StepKind : std::uint8_t { load, store, smem_read, smem_write, compute, barrier, reduction };
+// smem_fill: a tile written into shared memory by `cp.async` (the global load's data arriving),
+// as opposed to smem_write, a store the warps issue (st.shared); both are shared-memory writes
+// (smem__bytes_write.sum), and calibration.smem_fill_bypass says whether fills take pipe time.
+enum class StepKind : std::uint8_t { load, store, smem_read, smem_write, smem_fill, compute, barrier, reduction };
 enum class Unit : std::uint8_t { tensor, fp32, sfu };
 
 struct Region {

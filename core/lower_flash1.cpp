@@ -49,9 +49,9 @@ void flash1_program(const Flash1& p, std::int64_t head, std::vector<Step>& out) 
         const std::int64_t rk = std::min(p.bc, p.n_kv - k0);
         const std::int64_t kv_off = (head * p.n_kv + k0) * row_bytes;
         push_load(out, it, kK, kv_off, row_bytes, rk, row_bytes);
-        push_smem(out, StepKind::smem_write, it, kv_tile_bytes);
+        push_smem(out, StepKind::smem_fill, it, kv_tile_bytes);
         push_load(out, it, kV, kv_off, row_bytes, rk, row_bytes);
-        push_smem(out, StepKind::smem_write, it, kv_tile_bytes);
+        push_smem(out, StepKind::smem_fill, it, kv_tile_bytes);
         push_barrier(out, it);
         for (std::int64_t i = first_q_for_kv(j, p.br, p.bc, p.causal); i < p.t.q_tiles; ++i, ++it) {
             const std::int64_t q0 = i * p.br;
@@ -60,10 +60,10 @@ void flash1_program(const Flash1& p, std::int64_t head, std::vector<Step>& out) 
             const std::int64_t lm_off = (head * p.n + q0) * 4;
             const bool carry = j > 0;  // O_i, l_i, m_i hold a previous step's values
             push_load(out, it, kQ, q_off, row_bytes, rq, row_bytes);
-            push_smem(out, StepKind::smem_write, it, q_tile_bytes);
+            push_smem(out, StepKind::smem_fill, it, q_tile_bytes);
             if (carry) {
                 push_load(out, it, kO, q_off, row_bytes, rq, row_bytes);
-                push_smem(out, StepKind::smem_write, it, q_tile_bytes);
+                push_smem(out, StepKind::smem_fill, it, q_tile_bytes);
                 push_load(out, it, kL, lm_off, rq * 4, 1, rq * 4);
                 push_smem(out, StepKind::smem_write, it, br * 4);
                 push_load(out, it, kM, lm_off, rq * 4, 1, rq * 4);

@@ -45,7 +45,7 @@ void flash2_program(const Flash2& p, std::int64_t item, std::vector<Step>& out) 
     const double br = static_cast<double>(p.br), bc = static_cast<double>(p.bc), d = static_cast<double>(p.d);
 
     push_load(out, 0, kQ, (head * p.n + q0) * row_bytes, row_bytes, rq, row_bytes);
-    push_smem(out, StepKind::smem_write, 0, br * d * p.dt);
+    push_smem(out, StepKind::smem_fill, 0, br * d * p.dt);
     const double q_read_per_iteration = p.q_in_registers ? 0.0 : br * d * p.dt;
     if (p.q_in_registers) {
         push_barrier(out, 0);
@@ -57,9 +57,9 @@ void flash2_program(const Flash2& p, std::int64_t item, std::vector<Step>& out) 
         const std::int64_t rk = std::min(p.bc, p.n_kv - k0);
         const std::int64_t kv_off = (head * p.n_kv + k0) * row_bytes;
         push_load(out, it, kK, kv_off, row_bytes, rk, row_bytes);
-        push_smem(out, StepKind::smem_write, it, tile_kv_bytes);
+        push_smem(out, StepKind::smem_fill, it, tile_kv_bytes);
         push_load(out, it, kV, kv_off, row_bytes, rk, row_bytes);
-        push_smem(out, StepKind::smem_write, it, tile_kv_bytes);
+        push_smem(out, StepKind::smem_fill, it, tile_kv_bytes);
         push_barrier(out, it);
         push_smem(out, StepKind::smem_read, it, q_read_per_iteration + 2.0 * p.warps * tile_kv_bytes);
         push_compute(out, Unit::tensor, it, 4.0 * br * bc * d);

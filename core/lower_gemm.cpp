@@ -47,12 +47,12 @@ void gemm_program(const Gemm& g, std::int64_t item, std::vector<Step>& out) {
         const std::int64_t k0 = s * g.tk;
         const std::int64_t rk = std::min(g.tk, g.k - k0);
         push_load(out, it, kA, (a_base + m0 * g.k + k0) * g.dt, rk * g.dt, rm, g.k * g.dt);
-        push_smem(out, StepKind::smem_write, it, tm * tk * g.dt);
+        push_smem(out, StepKind::smem_fill, it, tm * tk * g.dt);
         if (g.b_transposed)
             push_load(out, it, kB, (b_base + n0 * g.k + k0) * g.dt, rk * g.dt, rn, g.k * g.dt);
         else
             push_load(out, it, kB, (b_base + k0 * g.n + n0) * g.dt, rn * g.dt, rk, g.n * g.dt);
-        push_smem(out, StepKind::smem_write, it, tk * tn * g.dt);
+        push_smem(out, StepKind::smem_fill, it, tk * tn * g.dt);
         push_barrier(out, it);
         push_smem(out, StepKind::smem_read, it, (g.warps_n * tm * tk + g.warps_m * tk * tn) * g.dt);
         push_compute(out, Unit::tensor, it, 2.0 * tm * tn * tk);

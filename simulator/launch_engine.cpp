@@ -500,6 +500,10 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
                 }
                 case StepKind::smem_read: smem += s.amount; smem_read += s.amount; smem_read_ += s.amount; break;
                 case StepKind::smem_write: smem += s.amount; smem_write_ += s.amount; break;
+                case StepKind::smem_fill:  // cp.async's tile: the pipe's time unless fills bypass it
+                    if (!r.smem_fill_bypass) smem += s.amount;
+                    smem_write_ += s.amount;
+                    break;
                 case StepKind::compute:
                     if (s.unit == Unit::tensor) { tensor += s.amount; flops_tensor_ += s.amount; }
                     else if (s.unit == Unit::fp32) { fp32 += s.amount; flops_fp32_ += s.amount; }

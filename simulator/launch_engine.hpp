@@ -48,6 +48,7 @@ struct Rates {
     bool pipeline_wait_then_issue = false;    // honour Launch::loads_after_wait (change 36)
     double hbm_activation_bytes = 0;          // HBM bytes-worth of time per DRAM page opened (change 37)
     bool l1_random_replacement = false;       // Calibration::l1_random_replacement
+    bool smem_fill_bypass = false;            // Calibration::smem_fill_bypass (change 40)
     double l1_capacity_fraction = 1;          // Calibration::l1_capacity_fraction
     double block_overhead_ns = 0;
     double launch_overhead_ns = 0;

@@ -169,6 +169,7 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
     // An HBM that opens at most A pages per second moves r bytes per ns in the time of one: r / A.
     r.hbm_activation_bytes = c.hbm_activations_per_s > 0 ? r.hbm_bytes_per_ns / (c.hbm_activations_per_s * 1e-9) : 0.0;
     r.l1_random_replacement = c.l1_random_replacement != 0.0;
+    r.smem_fill_bypass = c.smem_fill_bypass != 0.0;
     r.l1_capacity_fraction = c.l1_capacity_fraction;
     r.lrc_in_step_one_block = c.lrc_in_step_one_block;
     r.lrc_in_step_several_blocks = c.lrc_in_step_several_blocks;

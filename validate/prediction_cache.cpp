@@ -51,6 +51,7 @@ std::string profile_fingerprint(const Hardware& hw) {
     if (c.pipeline_wait_then_issue != 0.0) cal << " pipeline_wait_then_issue " << c.pipeline_wait_then_issue;
     if (c.hbm_activations_per_s > 0) cal << " hbm_activations_per_s " << c.hbm_activations_per_s;
     if (c.l1_random_replacement != 0.0) cal << " l1_random_replacement " << c.l1_random_replacement;
+    if (c.smem_fill_bypass != 0.0) cal << " smem_fill_bypass " << c.smem_fill_bypass;
     if (c.l1_capacity_fraction != 1.0) cal << " l1_capacity_fraction " << c.l1_capacity_fraction;
     if (c.l2_dirty_limit != 0.0) cal << " l2_dirty_limit " << c.l2_dirty_limit;
     std::snprintf(buf, sizeof buf, "%016llx",

@@ -40,7 +40,8 @@ Counts sum_programs(const Launch& l, std::int64_t* max_region_end_overrun) {
                     break;
                 }
                 case StepKind::smem_read: c.smem_read_bytes += s.amount; break;
-                case StepKind::smem_write: c.smem_write_bytes += s.amount; break;
+                case StepKind::smem_write:
+                case StepKind::smem_fill: c.smem_write_bytes += s.amount; break;
                 case StepKind::compute:
                     if (s.unit == Unit::tensor) c.flops_tensor += s.amount;
                     else if (s.unit == Unit::fp32) c.flops_fp32 += s.amount;

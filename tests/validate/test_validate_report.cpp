@@ -367,6 +367,8 @@ TEST_CASE("validate: the store-path and pipeline-order fields change the fingerp
     seen.push_back(profile_fingerprint(h));
     h.calibration.hbm_activations_per_s = 2.6e10;  // change 37
     seen.push_back(profile_fingerprint(h));
+    h.calibration.smem_fill_bypass = 1;  // change 40
+    seen.push_back(profile_fingerprint(h));
     for (std::size_t i = 0; i < seen.size(); ++i)
         for (std::size_t j = i + 1; j < seen.size(); ++j) CHECK(seen[i] != seen[j]);
     h.calibration.fragment_store_bytes_per_s = 0;
@@ -374,6 +376,7 @@ TEST_CASE("validate: the store-path and pipeline-order fields change the fingerp
     h.calibration.fragment_store_issue_ns_per_byte = 0;
     h.calibration.pipeline_wait_then_issue = 0;
     h.calibration.hbm_activations_per_s = 0;
+    h.calibration.smem_fill_bypass = 0;
     CHECK(profile_fingerprint(h) == base);
 }
 
