@@ -188,7 +188,10 @@ std::vector<PairOrderBin> pair_order_accuracy(const std::vector<TimeGroup>& grou
 }
 
 double order_resolution(const std::vector<TimeGroup>& groups, double level, const std::vector<double>& edges) {
-    const std::vector<PairOrderBin> bins = pair_order_accuracy(groups, edges);
+    return order_resolution_of_bins(pair_order_accuracy(groups, edges), level);
+}
+
+double order_resolution_of_bins(const std::vector<PairOrderBin>& bins, double level) {
     double resolution = kNaN;
     bool any = false;
     // From the widest bin down: the lowest edge from which every bin with pairs qualifies.

@@ -75,6 +75,8 @@ std::vector<PairOrderBin> pair_order_accuracy(const std::vector<TimeGroup>& grou
 // least g apart are ordered right that often, whatever their gap). NaN when no bin qualifies.
 double order_resolution(const std::vector<TimeGroup>& groups, double level = 0.95,
                         const std::vector<double>& edges = default_gap_edges());
+// The same from bins already counted by pair_order_accuracy.
+double order_resolution_of_bins(const std::vector<PairOrderBin>& bins, double level = 0.95);
 
 // A two-sided interval; {NaN, NaN} when there is nothing to bound.
 struct Interval {

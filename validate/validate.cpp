@@ -145,7 +145,7 @@ SplitSummary summarize(const std::vector<CaseResult>& cases, const std::vector<S
     std::vector<TimeGroup> gs;
     for (auto& [key, g] : groups) gs.push_back(std::move(g));
     s.pair_order = pair_order_accuracy(gs);
-    s.order_resolution95 = order_resolution(gs, 0.95);
+    s.order_resolution95 = order_resolution_of_bins(s.pair_order, 0.95);
     return s;
 }
 
