@@ -89,6 +89,10 @@ int run_calibrate(int argc, char** argv) {
          "0 = every training case, else this many training cases, the cheapest to simulate")
         ("min-per-family", po::value<int>()->default_value(0),
          "with --max-fit-cases: at least this many training cases of every kernel family (its cheapest)")
+        ("fit-include", po::value<std::vector<std::string>>()->composing(),
+         "with --max-fit-cases: the training cases whose name contains this text join the fit set as "
+         "well, whatever their cost (e.g. a whole sweep, 'attention-naive/fp16/b8/h32/n2048/'); "
+         "repeatable. Refused if it names no training case")
         ("within-sweep-weight", po::value<double>()->default_value(0.0),
          "fitting: weight w in [0, 100] of the within-sweep residuals: each fit case of a sweep with two or "
          "more fit cases adds w x (its ln(t_pred/t_meas) - the sweep's mean), so the fit also weighs "
@@ -205,6 +209,13 @@ int run_calibrate(int argc, char** argv) {
         }
     co.max_fit_cases = max_fit_cases;
     co.min_per_family = min_per_family;
+    if (vm.count("fit-include") != 0) {
+        if (max_fit_cases == 0)
+            return cli_fail(2, "calibrate: --fit-include needs --max-fit-cases N (without it every training case is fitted)");
+        co.fit_include = vm["fit-include"].as<std::vector<std::string>>();
+        for (const std::string& t : co.fit_include)
+            if (t.empty()) return cli_fail(2, "calibrate: --fit-include must not be empty");
+    }
     co.jobs = jobs;
     co.within_sweep_weight = vm["within-sweep-weight"].as<double>();
     if (!(co.within_sweep_weight >= 0 && co.within_sweep_weight <= 100))

@@ -48,6 +48,20 @@ double floor_of(const std::string& name) {
     return 1.0;
 }
 
+// Whether a case name contains one of the texts of CalibrateOptions::fit_include.
+bool names_included(const std::string& name, const std::vector<std::string>& texts) {
+    for (const std::string& t : texts)
+        if (!t.empty() && name.find(t) != std::string::npos) return true;
+    return false;
+}
+
+std::string join_quoted(const std::vector<std::string>& texts) {
+    std::string out;
+    for (std::size_t i = 0; i < texts.size(); ++i)
+        out += (i == 0 ? "'" : (i + 1 == texts.size() ? " or '" : ", '")) + texts[i] + "'";
+    return out;
+}
+
 std::string sci(double v) {
     char buf[48];
     std::snprintf(buf, sizeof buf, "%.4g", v);
@@ -506,6 +520,14 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
     }
     r.training_cases = train.size();
     if (train.empty()) return make_error("calibrate: the data set " + data.origin + " has no training case with a measured time");
+    for (const std::string& text : options.fit_include) {
+        if (text.empty()) return make_error("calibrate: --fit-include must not be empty");
+        bool found = false;
+        for (const Case* c : train) found = found || c->name.find(text) != std::string::npos;
+        if (!found)
+            return make_error("calibrate: --fit-include '" + text + "' names no training case of " + data.origin +
+                              " (held-out cases never join the fit)");
+    }
     {
         // The fit set: every training case, or the max_fit_cases cheapest to simulate. It is kept
         // most expensive first, so predict_times() starts the long simulations first and the
@@ -528,7 +550,14 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
                 }
             }
             const auto want = std::max(chosen.size(), static_cast<std::size_t>(options.max_fit_cases));
-            for (std::size_t i = 0; chosen.size() < want && i < rest.size(); ++i) chosen.push_back(rest[i]);
+            std::vector<bool> used(rest.size(), false);
+            for (std::size_t i = 0; chosen.size() < want && i < rest.size(); ++i) {
+                chosen.push_back(rest[i]);
+                used[i] = true;
+            }
+            // Named cases join beyond the cap (those not taken already).
+            for (std::size_t i = 0; i < rest.size(); ++i)
+                if (!used[i] && names_included(rest[i].second->name, options.fit_include)) chosen.push_back(rest[i]);
             std::stable_sort(chosen.begin(), chosen.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
             by_cost = std::move(chosen);
         }
@@ -703,6 +732,9 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
                                         (options.min_per_family > 0
                                              ? ", at least " + std::to_string(options.min_per_family) + " of every kernel family"
                                              : std::string()) +
+                                        (options.fit_include.empty() ? std::string()
+                                                                     : ", and every one whose name contains " +
+                                                                           join_quoted(options.fit_include)) +
                                         "; listed in the fit report's residuals)"
                                   : std::string());
     prov["fit"] = method_name(options.method) + " on mean squared ln(t_pred/t_meas), per launch for multi-launch cases; total-time rms " + sci(r.rms_log_error_before) +

@@ -85,6 +85,11 @@ struct CalibrateOptions {
                                  // training cases of every kernel family (its cheapest), so a
                                  // family whose cases are all expensive (naive attention) still
                                  // constrains the fit; the rest are the cheapest overall
+    // With max_fit_cases: training cases whose name contains one of these texts join the fit
+    // set as well, whatever their cost (`calibrate --fit-include`), e.g. a whole sweep of a
+    // regime the cheapest cases never reach (naive attention at d = 64). calibrate() refuses a
+    // text that names no training case; held-out cases never join.
+    std::vector<std::string> fit_include;
     // After the time fit, fit the simulator's L2 request coalescer (Calibration::lrc_*) to the
     // lts__t_bytes of the training FlashAttention-2 and GEMM cases (see fit_lrc()).
     bool fit_lrc = true;

@@ -355,6 +355,55 @@ TEST_CASE("calibrate's fit set keeps the cheapest cases of every family", "[vali
     CHECK(plain->fit_cases == 3);
 }
 
+TEST_CASE("calibrate --fit-include adds named training cases beyond the cap", "[validate][calibrate]") {
+    Calibration truth;
+    truth.tensor_efficiency = 0.5;
+    Dataset d = toy_data(truth);
+    Hardware base;
+    base.name = "toy";
+    CalibrateOptions o;
+    o.fit = {"tensor_efficiency"};
+    o.max_evaluations = 5;
+    o.max_fit_cases = 2;
+    auto capped = calibrate(d, base, toy(), o);
+    REQUIRE(capped.ok());
+    REQUIRE(capped->fit_cases == 2);
+    // The most expensive training case (the last by cost) is not among the two cheapest.
+    const Case* dear = nullptr;
+    const Case* held = nullptr;
+    for (const auto& c : d.cases) {
+        if (c.split == Split::heldout) {
+            if (held == nullptr) held = &c;
+            continue;
+        }
+        bool fitted = false;
+        for (const auto& res : capped->residuals) fitted = fitted || res.name == c.name;
+        if (!fitted) dear = &c;
+    }
+    REQUIRE(dear != nullptr);
+    REQUIRE(held != nullptr);
+    o.fit_include = {dear->name};
+    auto with = calibrate(d, base, toy(), o);
+    REQUIRE(with.ok());
+    CHECK(with->fit_cases == 3);
+    bool joined = false;
+    for (const auto& res : with->residuals) joined = joined || res.name == dear->name;
+    CHECK(joined);
+    CHECK(with->hw.provenance.at("training_cases").find(dear->name) != std::string::npos);
+    // A text that names only a held-out case, or nothing, is refused, naming the option.
+    o.fit_include = {held->name};
+    auto refused = calibrate(d, base, toy(), o);
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.error().message.find("--fit-include") != std::string::npos);
+    o.fit_include = {"no such case"};
+    CHECK_FALSE(calibrate(d, base, toy(), o).ok());
+    // A case the cap takes anyway is not counted twice.
+    o.fit_include = {capped->residuals.front().name};
+    auto same = calibrate(d, base, toy(), o);
+    REQUIRE(same.ok());
+    CHECK(same->fit_cases == 2);
+}
+
 namespace {
 
 // A toy L2-byte model with the coalescer's structure: a case requests `bytes`, and half of them
