@@ -131,6 +131,12 @@ int run_calibrate(int argc, char** argv) {
     const int min_per_family = vm["min-per-family"].as<int>();
     if (min_per_family < 0 || min_per_family > 100000)
         return cli_fail(2, "calibrate: --min-per-family must be in [0, 100000] (got " + std::to_string(min_per_family) + ")");
+    if (vm.count("fit-include") != 0) {
+        if (max_fit_cases == 0)
+            return cli_fail(2, "calibrate: --fit-include needs --max-fit-cases N (without it every training case is fitted)");
+        for (const std::string& t : vm["fit-include"].as<std::vector<std::string>>())
+            if (t.empty()) return cli_fail(2, "calibrate: --fit-include must not be empty");
+    }
     const int repeats = vm["repeats"].as<int>();
     if (repeats < 1 || repeats > 1000) return cli_fail(2, "calibrate: --repeats must be in [1, 1000] (got " + std::to_string(repeats) + ")");
 
@@ -209,13 +215,7 @@ int run_calibrate(int argc, char** argv) {
         }
     co.max_fit_cases = max_fit_cases;
     co.min_per_family = min_per_family;
-    if (vm.count("fit-include") != 0) {
-        if (max_fit_cases == 0)
-            return cli_fail(2, "calibrate: --fit-include needs --max-fit-cases N (without it every training case is fitted)");
-        co.fit_include = vm["fit-include"].as<std::vector<std::string>>();
-        for (const std::string& t : co.fit_include)
-            if (t.empty()) return cli_fail(2, "calibrate: --fit-include must not be empty");
-    }
+    if (vm.count("fit-include") != 0) co.fit_include = vm["fit-include"].as<std::vector<std::string>>();
     co.jobs = jobs;
     co.within_sweep_weight = vm["within-sweep-weight"].as<double>();
     if (!(co.within_sweep_weight >= 0 && co.within_sweep_weight <= 100))

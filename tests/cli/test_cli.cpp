@@ -100,6 +100,8 @@ TEST_CASE("bad input: exit code 2 and one error line", "[cli]") {
              "bench --seconds -1",
              "calibrate --gpu h100-sxm --cases-matching softmax",
              "calibrate --gpu h100-sxm --measure-dataset /tmp/x.jsonl --cases-matching ''",
+             "calibrate --gpu h100-sxm --fit-include attention-naive",
+             "calibrate --gpu h100-sxm --max-fit-cases 5 --fit-include ''",
          }) {
         expect_bad_input(args);
     }
