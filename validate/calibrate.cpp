@@ -51,7 +51,7 @@ double floor_of(const std::string& name) {
 // Whether a case name contains one of the texts of CalibrateOptions::fit_include.
 bool names_included(const std::string& name, const std::vector<std::string>& texts) {
     for (const std::string& t : texts)
-        if (!t.empty() && name.find(t) != std::string::npos) return true;
+        if (name.find(t) != std::string::npos) return true;
     return false;
 }
 
@@ -522,9 +522,7 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
     if (train.empty()) return make_error("calibrate: the data set " + data.origin + " has no training case with a measured time");
     for (const std::string& text : options.fit_include) {
         if (text.empty()) return make_error("calibrate: --fit-include must not be empty");
-        bool found = false;
-        for (const Case* c : train) found = found || c->name.find(text) != std::string::npos;
-        if (!found)
+        if (std::none_of(train.begin(), train.end(), [&](const Case* c) { return names_included(c->name, {text}); }))
             return make_error("calibrate: --fit-include '" + text + "' names no training case of " + data.origin +
                               " (held-out cases never join the fit)");
     }
@@ -550,14 +548,11 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
                 }
             }
             const auto want = std::max(chosen.size(), static_cast<std::size_t>(options.max_fit_cases));
-            std::vector<bool> used(rest.size(), false);
-            for (std::size_t i = 0; chosen.size() < want && i < rest.size(); ++i) {
-                chosen.push_back(rest[i]);
-                used[i] = true;
-            }
-            // Named cases join beyond the cap (those not taken already).
-            for (std::size_t i = 0; i < rest.size(); ++i)
-                if (!used[i] && names_included(rest[i].second->name, options.fit_include)) chosen.push_back(rest[i]);
+            std::size_t i = 0;
+            for (; chosen.size() < want && i < rest.size(); ++i) chosen.push_back(rest[i]);
+            // Named cases join beyond the cap (those the cap did not take already).
+            for (; i < rest.size(); ++i)
+                if (names_included(rest[i].second->name, options.fit_include)) chosen.push_back(rest[i]);
             std::stable_sort(chosen.begin(), chosen.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
             by_cost = std::move(chosen);
         }
