@@ -116,6 +116,7 @@ const std::vector<CalSpec>& calibration_specs() {
         {"fragment_store_issue_ns_per_byte", &Calibration::fragment_store_issue_ns_per_byte, CalRule::non_negative, true},
         {"fragment_store_own_drain", &Calibration::fragment_store_own_drain, CalRule::flag, true},
         {"pipeline_wait_then_issue", &Calibration::pipeline_wait_then_issue, CalRule::flag, true},
+        {"l2_fill_in_flight", &Calibration::l2_fill_in_flight, CalRule::flag, true},
         {"hbm_activations_per_s", &Calibration::hbm_activations_per_s, CalRule::non_negative, true},
         {"l1_random_replacement", &Calibration::l1_random_replacement, CalRule::flag, true},
         {"smem_fill_bypass", &Calibration::smem_fill_bypass, CalRule::flag, true},

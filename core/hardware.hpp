@@ -148,6 +148,14 @@ struct Calibration {
     // waits after: (L + c) / s. The flag only says whether the simulator reads the launch's order,
     // so profiles without it predict exactly as before.
     double pipeline_wait_then_issue = 0.0;
+    // Simulator: a load that hits an L2 chunk whose fill from HBM is still in flight waits for that
+    // fill (0 or 1; docs/validation change 43). 0 (the default, the law before change 43): a chunk
+    // is present in the L2 from the moment its miss is issued, so when blocks that run in step read
+    // the same tile, the first misses and the others hit at the L2's latency. 1: they get the data
+    // with the first one's fill (the L2's miss-status registers hold them), i.e. they wait as a miss
+    // does, and no sooner than the fill lands (issue + the scaled HBM latency). Bytes and hits are
+    // counted as before; only the time changes.
+    double l2_fill_in_flight = 0.0;
     // Simulator: how many DRAM pages the HBM opens per second, GPU-wide (docs/validation change 37;
     // 0, the default, = no such limit, as before). A load whose misses are narrow row segments of a
     // wide matrix (naive attention's P V reads 64 bytes of each of 128 rows of P per k-tile, rows

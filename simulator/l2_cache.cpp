@@ -10,6 +10,7 @@ void L2Cache::reset(std::int64_t capacity_bytes, std::int64_t min_chunk_bytes, s
     capacity_bytes_ = std::max<std::int64_t>(capacity_bytes, 0);
     split_ = dirty_limit > 0;
     tick_ = 0;
+    now_ns_ = fill_ready_ns_ = 0;
     dirty_limit_bytes_ = static_cast<std::int64_t>(dirty_limit * static_cast<double>(capacity_bytes_));
     dirty_lru_.clear();
     used_bytes_ = 0;
@@ -136,7 +137,10 @@ void L2Cache::touch(std::uint32_t id, std::int64_t begin, std::int64_t end, bool
         const auto uc = static_cast<std::uint64_t>(c);
         const std::uint32_t n = find(id, uc);
         if (n != kNil) {
-            if (!is_store) acc.hit_bytes += overlap;
+            if (!is_store) {
+                acc.hit_bytes += overlap;
+                note_pending(n, overlap, acc);
+            }
             promote(n, is_store);
             if (is_store) limit_dirty(acc);
             continue;
@@ -147,8 +151,12 @@ void L2Cache::touch(std::uint32_t id, std::int64_t begin, std::int64_t end, bool
             else acc.fill_bytes += chunk;
             continue;
         }
-        if (!is_store) acc.fill_bytes += chunk;
-        else limit_dirty(acc);
+        if (!is_store) {
+            acc.fill_bytes += chunk;
+            nodes_[find(id, uc)].ready_ns = fill_ready_ns_;
+        } else {
+            limit_dirty(acc);
+        }
     }
 }
 
@@ -181,6 +189,7 @@ bool L2Cache::insert(std::uint32_t id, std::uint64_t c, std::int64_t chunk, bool
     x.bytes = static_cast<std::uint32_t>(chunk);
     x.dirty = dirty;
     x.stamp = ++tick_;
+    x.ready_ns = 0;
     used_bytes_ += chunk;
     if (dirty) dirty_bytes_ += chunk;
     ++live_;
@@ -266,6 +275,7 @@ void L2System::touch(int p, std::uint32_t id, std::int64_t begin, std::int64_t e
             const std::uint32_t n = near.find(id, uc);
             if (n != L2Cache::kNil) {
                 acc.hit_bytes += overlap;
+                near.note_pending(n, overlap, acc);
                 near.promote(n, false);
                 continue;
             }
@@ -287,19 +297,24 @@ void L2System::touch(int p, std::uint32_t id, std::int64_t begin, std::int64_t e
         }
         if (h == p) {
             acc.fill_bytes += chunk;
-            near.insert(id, uc, chunk, false, acc);  // a chunk larger than the partition streams through
+            // a chunk larger than the partition streams through
+            if (near.insert(id, uc, chunk, false, acc)) near.set_ready(near.find(id, uc), near.fill_ready_ns());
             continue;
         }
         acc.far_bytes += overlap;
         const std::uint32_t f = home_part.find(id, uc);
+        double ready = 0;  // when the near copy lands: with the home's fill if that is in flight
         if (f != L2Cache::kNil) {
             acc.hit_bytes += overlap;
+            home_part.note_pending(f, overlap, acc);
+            if (home_part.ready_ns(f) > home_part.now_ns()) ready = home_part.ready_ns(f);
             home_part.promote(f, false);
         } else {
             acc.fill_bytes += chunk;
-            home_part.insert(id, uc, chunk, false, acc);
+            ready = home_part.fill_ready_ns();
+            if (home_part.insert(id, uc, chunk, false, acc)) home_part.set_ready(home_part.find(id, uc), ready);
         }
-        near.insert(id, uc, chunk, false, acc);
+        if (near.insert(id, uc, chunk, false, acc)) near.set_ready(near.find(id, uc), ready);
     }
 }
 

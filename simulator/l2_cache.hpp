@@ -9,8 +9,10 @@
 // narrower than a sector.
 //
 // What it leaves out on purpose: set associativity and hashing of addresses to L2 slices (the
-// cache is fully associative) and MSHR merging in time (a chunk is "present" from the moment its
-// miss is issued). The split of A100/H100/H200 L2 into partitions is L2System's job (below): it
+// cache is fully associative). A chunk is "present" from the moment its miss is issued; with a
+// clock (set_clock, docs/validation change 43) a load that hits a chunk whose fill is still on its
+// way from HBM is told so (L2Access::pending_*): its data comes with that fill, as the hardware's
+// miss-status holding registers make a hit-on-miss wait. Without a clock nothing is ever pending. The split of A100/H100/H200 L2 into partitions is L2System's job (below): it
 // keeps one L2Cache per partition.
 #pragma once
 
@@ -28,6 +30,10 @@ struct L2Access {
     std::int64_t far_bytes = 0;         // requested bytes looked up a second time, at a far home partition
     std::int64_t fill_bytes = 0;        // bytes read from HBM to fill missing chunks
     std::int64_t writeback_bytes = 0;   // dirty bytes written to HBM by evictions
+    // With a clock (set_clock): requested bytes that hit a chunk whose fill was still in flight,
+    // and the latest time such a fill lands.
+    std::int64_t pending_bytes = 0;
+    double pending_until_ns = 0;
 };
 
 class L2Cache {
@@ -64,6 +70,26 @@ public:
     }
     // Makes node `n` the most recent one; with `dirty`, marks it dirty.
     void promote(std::uint32_t n, bool dirty);
+    // When node `n`'s fill lands (0: it is not a pending fill); set_ready stamps it.
+    double ready_ns(std::uint32_t n) const { return nodes_[n].ready_ns; }
+    void set_ready(std::uint32_t n, double t) { nodes_[n].ready_ns = t; }
+    // The clock of loads (change 43): `now_ns` is the time of the accesses that follow, and
+    // `fill_ready_ns` the time a fill they issue lands. A load hit on a chunk with a later ready
+    // time counts as pending. Both 0 (the default, and after reset): no clock.
+    void set_clock(double now_ns, double fill_ready_ns) {
+        now_ns_ = now_ns;
+        fill_ready_ns_ = fill_ready_ns;
+    }
+    double now_ns() const { return now_ns_; }
+    double fill_ready_ns() const { return fill_ready_ns_; }
+    // Adds a load hit of `overlap` bytes on node `n` to acc's pending bytes if its fill is in flight.
+    void note_pending(std::uint32_t n, std::int64_t overlap, L2Access& acc) const {
+        const double t = nodes_[n].ready_ns;
+        if (t > now_ns_) {
+            acc.pending_bytes += overlap;
+            if (t > acc.pending_until_ns) acc.pending_until_ns = t;
+        }
+    }
     // Inserts chunk `c` (absent) of `chunk` bytes as the most recent one, evicting LRU chunks
     // (dirty ones are written back into acc). False, and nothing inserted, when it cannot fit.
     bool insert(std::uint32_t id, std::uint64_t c, std::int64_t chunk, bool dirty, L2Access& acc);
@@ -80,6 +106,7 @@ private:
         std::uint32_t bytes = 0;
         bool dirty = false;
         std::uint64_t stamp = 0;  // last use (split_ only: the older tail of the two lists goes first)
+        double ready_ns = 0;      // when a load's fill of this chunk lands (set_clock; 0 = not pending)
     };
     struct BufferInfo {
         std::int64_t bytes = 0;
@@ -128,6 +155,7 @@ private:
     bool split_ = false;
     std::int64_t dirty_limit_bytes_ = 0;
     std::uint64_t tick_ = 0;
+    double now_ns_ = 0, fill_ready_ns_ = 0;  // set_clock
     LruList& list_of(const Node& n) { return (split_ && n.dirty) ? dirty_lru_ : lru_; }
     void evict(std::uint32_t victim, L2Access& acc);
     std::int64_t live_ = 0;  // chunks in the cache
@@ -154,6 +182,11 @@ public:
                double dirty_limit = 0.0);
     void set_buffer(std::uint32_t id, std::int64_t bytes, std::int64_t chunk_bytes);
     int partitions() const { return static_cast<int>(parts_.size()); }
+    // L2Cache::set_clock for every partition. A far hit's copy in the near partition lands with
+    // the home's fill when that is still in flight.
+    void set_clock(double now_ns, double fill_ready_ns) {
+        for (auto& c : parts_) c.set_clock(now_ns, fill_ready_ns);
+    }
     // Partition of SM `sm`.
     int partition_of_sm(int sm) const { return sm % partitions(); }
     // Home partition of chunk `c` of buffer `id`.

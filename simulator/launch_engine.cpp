@@ -363,6 +363,11 @@ private:
     bool wait_then_issue_ = false;
     // Rates::hbm_activation_bytes > 0: issue_mem counts the DRAM pages a load's misses open (change 37).
     bool count_pages_ = false;
+    // Rates::l2_fill_in_flight: the L2 keeps a clock, and a load that hits a chunk whose fill is
+    // still in flight waits for it (change 43). clock_base_ turns this launch's clock into the
+    // prediction's (the L2 carries over from launch to launch).
+    bool fill_clock_ = false;
+    double clock_base_ = 0;
     double lrc_in_step_;  // chance that blocks reading the same tile start in step (0: no coalescer)
     double lrc_merged_ = 0;  // expected read bytes the coalescer merged
     double inflight_bytes_ = 0;  // loads issued and not back, one iteration's bytes per phase
@@ -627,9 +632,13 @@ bool Engine::issue_mem(std::uint32_t slot_id, std::uint32_t phase) {
     std::uint32_t l1_steps = 0;       // load steps served by L1 alone
     std::int64_t l1_hits = 0;
     L1Cache* l1 = l1_.empty() ? nullptr : &l1_[static_cast<std::size_t>(slot.sm)];
+    // Change 43: a fill issued now lands one (scaled) HBM latency later, and a load that hits a
+    // chunk still being filled gets its data with that fill.
+    if (fill_clock_) st_.l2.set_clock(clock_base_ + now_, clock_base_ + now_ + st_.rates.hbm_latency_ns);
     for (std::uint32_t k = ph.load_begin; k < ph.load_end; ++k) {
         const Region& r = slot.loads[k];
         const std::int64_t fill_before = acc.fill_bytes, requested_before = acc.requested_bytes;
+        const std::int64_t pending_before = acc.pending_bytes;
         if (!st_.options->l2) {
             acc.requested_bytes += r.bytes();
             acc.fill_bytes += r.bytes();
@@ -649,10 +658,12 @@ bool Engine::issue_mem(std::uint32_t slot_id, std::uint32_t phase) {
                     pages_opened += (acc.fill_bytes - before + kHbmPageBytes - 1) / kHbmPageBytes;
             });
         }
-        missing_steps += acc.fill_bytes > fill_before ? 1u : 0u;
+        // A step whose data comes with a fill in flight waits as a miss does (change 43).
+        missing_steps += (acc.fill_bytes > fill_before || acc.pending_bytes > pending_before) ? 1u : 0u;
         l1_steps += (l1 && acc.requested_bytes == requested_before && r.bytes() > 0) ? 1u : 0u;
     }
-    double joined_ready_ns = 0;  // a joined request can be back no sooner
+    // A joined request, or a fill in flight that a hit waits for, can be back no sooner.
+    double joined_ready_ns = acc.pending_bytes > 0 ? acc.pending_until_ns - clock_base_ : 0.0;
     const double merged = (lrc_in_step_ > 0 && st_.options->l2 && !l1)
                               ? std::min(lrc_merged_bytes(slot_id, phase, joined_ready_ns),
                                          static_cast<double>(acc.requested_bytes))
@@ -707,7 +718,7 @@ bool Engine::issue_mem(std::uint32_t slot_id, std::uint32_t phase) {
         // latency. A coarsened serial phase pays one latency per iteration: HBM's for the share
         // of its load steps that missed, L1's for the share that L1 served alone, L2's for the rest.
         if (ph.latency_scale <= 1) {
-            j.latency_ns = acc.fill_bytes > 0 ? queued_latency(st_.rates.hbm_latency_ns, inflight)
+            j.latency_ns = (acc.fill_bytes > 0 || acc.pending_bytes > 0) ? queued_latency(st_.rates.hbm_latency_ns, inflight)
                                               : (requested > 0 ? queued_latency(st_.rates.l2_latency_ns, inflight)
                                                                : (l1_hits > 0 ? st_.rates.l1_latency_ns : 0.0));
         } else {
@@ -1106,6 +1117,8 @@ Result<LaunchResult> Engine::run(double start_ns) {
     store_issue_ns_per_byte_ = launch_.fragment_stores() ? r.fragment_store_issue_ns_per_byte : 0.0;
     wait_then_issue_ = r.pipeline_wait_then_issue && launch_.loads_after_wait && launch_.stages >= 2;
     count_pages_ = r.hbm_activation_bytes > 0;
+    fill_clock_ = r.l2_fill_in_flight && st_.options->l2;
+    clock_base_ = start_ns;
     l1_.clear();
     if (launch_.l1_cached_loads && st_.options->l2 && st_.hw->l1_smem_bytes_per_sm > 0) {
         const auto capacity = static_cast<std::int64_t>(

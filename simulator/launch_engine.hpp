@@ -46,6 +46,7 @@ struct Rates {
     double fragment_store_issue_ns_per_byte = 0;  // per stored byte, on the SM server (change 35)
     bool fragment_store_own_drain = false;    // fragment stores drain on a server of their own
     bool pipeline_wait_then_issue = false;    // honour Launch::loads_after_wait (change 36)
+    bool l2_fill_in_flight = false;           // a load hit on a chunk being filled waits for it (change 43)
     double hbm_activation_bytes = 0;          // HBM bytes-worth of time per DRAM page opened (change 37)
     bool l1_random_replacement = false;       // Calibration::l1_random_replacement
     bool smem_fill_bypass = false;            // Calibration::smem_fill_bypass (change 40)

@@ -49,6 +49,7 @@ std::string profile_fingerprint(const Hardware& hw) {
         cal << " fragment_store_issue_ns_per_byte " << c.fragment_store_issue_ns_per_byte;
     if (c.fragment_store_own_drain != 0.0) cal << " fragment_store_own_drain " << c.fragment_store_own_drain;
     if (c.pipeline_wait_then_issue != 0.0) cal << " pipeline_wait_then_issue " << c.pipeline_wait_then_issue;
+    if (c.l2_fill_in_flight != 0.0) cal << " l2_fill_in_flight " << c.l2_fill_in_flight;
     if (c.hbm_activations_per_s > 0) cal << " hbm_activations_per_s " << c.hbm_activations_per_s;
     if (c.l1_random_replacement != 0.0) cal << " l1_random_replacement " << c.l1_random_replacement;
     if (c.smem_fill_bypass != 0.0) cal << " smem_fill_bypass " << c.smem_fill_bypass;

@@ -452,3 +452,55 @@ TEST_CASE("L2System: chunk homes are balanced over the partitions", "[sim][l2][c
         CHECK(in_one < 5300);
     }
 }
+
+// Change 43: with a clock, a load hit on a chunk whose fill is still in flight is pending until
+// the fill lands; without one (the default) nothing ever is.
+TEST_CASE("L2Cache: a hit on a chunk being filled is pending until the fill lands", "[sim][l2][cache][change43]") {
+    L2Cache c;
+    c.reset(1 << 20, 1024, 1);
+    c.set_buffer(0, 1 << 16, 1024);
+    L2Access a, b, d, e;
+    c.load(0, 0, 4096, a);  // no clock: plain fills and hits
+    c.load(0, 0, 4096, b);
+    CHECK(a.fill_bytes == 4096);
+    CHECK(b.hit_bytes == 4096);
+    CHECK(b.pending_bytes == 0);
+    c.set_clock(100, 700);
+    c.load(0, 4096, 8192, a);  // filled, lands at 700
+    c.set_clock(300, 900);
+    c.load(0, 0, 8192, d);  // the first 4 KiB settled, the second in flight
+    CHECK(d.hit_bytes == 8192);
+    CHECK(d.pending_bytes == 4096);
+    CHECK(d.pending_until_ns == 700);
+    c.set_clock(700, 1300);
+    c.load(0, 4096, 8192, e);  // landed
+    CHECK(e.pending_bytes == 0);
+    L2Access s;
+    c.set_clock(800, 1400);
+    c.load(0, 8192, 9216, s);
+    c.store(0, 8192, 9216, s);  // a store is never pending
+    CHECK(s.pending_bytes == 0);
+}
+
+TEST_CASE("L2System: far hits and near copies of a fill in flight are pending", "[sim][l2][cache][change43]") {
+    constexpr std::int64_t kChunk = 1024, kSet = 64 * kChunk;
+    L2System sys;
+    sys.reset(1 << 22, 2, kChunk, 1);
+    sys.set_buffer(0, kSet, kChunk);
+    sys.set_clock(0, 600);
+    L2Access first, second, third, late;
+    sys.load(0, 0, 0, kSet, first);  // partition 0 fills every chunk (at its home), landing at 600
+    CHECK(first.fill_bytes == kSet);
+    sys.set_clock(50, 650);
+    sys.load(1, 0, 0, kSet, second);  // partition 1: home hits or far hits, all on fills in flight
+    CHECK(second.fill_bytes == 0);
+    CHECK(second.pending_bytes == kSet);
+    CHECK(second.pending_until_ns == 600);
+    sys.set_clock(100, 700);
+    sys.load(1, 0, 0, kSet, third);  // partition 1's own copies land with the home's fill
+    CHECK(third.pending_bytes == kSet);
+    sys.set_clock(600, 1200);
+    sys.load(0, 0, 0, kSet, late);
+    sys.load(1, 0, 0, kSet, late);
+    CHECK(late.pending_bytes == 0);
+}
