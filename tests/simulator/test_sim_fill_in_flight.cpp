@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/hardware.hpp"
+#include "core/lower.hpp"
 #include "simulator/simulate.hpp"
 #include "sim_test_support.hpp"
 
@@ -28,6 +29,23 @@ Launch stream_launch(std::int64_t blocks, bool shared, std::int64_t iterations =
     s.load_bytes = 4096;
     s.same_data = shared;
     return test::make_simple_launch(s);
+}
+
+// A one-wave GEMM (one block per SM of the test GPU's 132: 11 x 12 tiles of 64 x 64, K = 4096)
+// whose blocks read each k-tile of A and B with the 11 or 12 others of their row or column.
+Workload one_wave_gemm(int stages) {
+    WorkloadSpec s;
+    s.kernel = "gemm";
+    s.m = 11 * 64;
+    s.n = 12 * 64;
+    s.k = 4096;
+    s.tile_m = s.tile_n = 64;
+    s.tile_k = 32;
+    s.stages = stages;
+    s.warps = 8;
+    auto w = make_workload(s);
+    REQUIRE(w.ok());
+    return *w;
 }
 
 }  // namespace
@@ -69,4 +87,27 @@ TEST_CASE("the fill-in-flight law leaves private and settled data alone", "[sim]
     hw.calibration.l2_fill_in_flight = 1;
     CHECK(predict_one(stream_launch(8, false), hw).total[Metric::gpu_time_duration] == priv);
     CHECK(predict_one(reread, hw).total[Metric::gpu_time_duration] == r0);
+}
+
+// The iteration series of docs/validation change 42: a 2-stage GEMM waits for each k-tile's round
+// trip, and the tiles' first reads miss. With both laws (change 36's order, this fill clock) a
+// 2-stage iteration takes at least the HBM latency, and a 3-stage one half of it; with either law
+// alone the other blocks' hits at the L2's latency make it far shorter.
+TEST_CASE("a one-wave 2-stage GEMM waits for its tiles' fills", "[sim][l2][change43]") {
+    Hardware hw = test::test_gpu();
+    hw.calibration.calibrated = true;
+    auto per_iteration = [&](int stages, bool fill, bool order) {
+        hw.calibration.l2_fill_in_flight = fill ? 1 : 0;
+        hw.calibration.pipeline_wait_then_issue = order ? 1 : 0;
+        return test::predict(one_wave_gemm(stages), hw).total[Metric::gpu_time_duration] / 128.0;
+    };
+    const double two = per_iteration(2, true, true), three = per_iteration(3, true, true);
+    CHECK(two > hw.hbm_latency_ns);
+    CHECK(two > 1.15 * three);
+    // The test GPU's light compute leaves both latency-bound: s-1 round trips in flight.
+    CHECK(three == Approx(two / 2).epsilon(0.05));
+    for (const bool fill : {false, true}) {
+        INFO("fill clock " << fill);
+        CHECK(per_iteration(2, fill, !fill) < 0.95 * two);
+    }
 }
