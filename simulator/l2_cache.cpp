@@ -151,12 +151,8 @@ void L2Cache::touch(std::uint32_t id, std::int64_t begin, std::int64_t end, bool
             else acc.fill_bytes += chunk;
             continue;
         }
-        if (!is_store) {
-            acc.fill_bytes += chunk;
-            nodes_[find(id, uc)].ready_ns = fill_ready_ns_;
-        } else {
-            limit_dirty(acc);
-        }
+        if (!is_store) acc.fill_bytes += chunk;  // insert stamped its ready time
+        else limit_dirty(acc);
     }
 }
 
@@ -189,7 +185,7 @@ bool L2Cache::insert(std::uint32_t id, std::uint64_t c, std::int64_t chunk, bool
     x.bytes = static_cast<std::uint32_t>(chunk);
     x.dirty = dirty;
     x.stamp = ++tick_;
-    x.ready_ns = 0;
+    x.ready_ns = dirty ? 0.0 : fill_ready_ns_;  // a load's fill lands then (0 without a clock)
     used_bytes_ += chunk;
     if (dirty) dirty_bytes_ += chunk;
     ++live_;
@@ -297,24 +293,24 @@ void L2System::touch(int p, std::uint32_t id, std::int64_t begin, std::int64_t e
         }
         if (h == p) {
             acc.fill_bytes += chunk;
-            // a chunk larger than the partition streams through
-            if (near.insert(id, uc, chunk, false, acc)) near.set_ready(near.find(id, uc), near.fill_ready_ns());
+            near.insert(id, uc, chunk, false, acc);  // a chunk larger than the partition streams through
             continue;
         }
         acc.far_bytes += overlap;
         const std::uint32_t f = home_part.find(id, uc);
-        double ready = 0;  // when the near copy lands: with the home's fill if that is in flight
         if (f != L2Cache::kNil) {
             acc.hit_bytes += overlap;
+            // The near copy lands with the home's fill if that is in flight, else at once.
+            const double t = home_part.ready_ns(f);
             home_part.note_pending(f, overlap, acc);
-            if (home_part.ready_ns(f) > home_part.now_ns()) ready = home_part.ready_ns(f);
             home_part.promote(f, false);
+            if (near.insert(id, uc, chunk, false, acc) && near.fill_ready_ns() > 0)
+                near.set_ready(near.find(id, uc), t > near.now_ns() ? t : 0.0);
         } else {
             acc.fill_bytes += chunk;
-            ready = home_part.fill_ready_ns();
-            if (home_part.insert(id, uc, chunk, false, acc)) home_part.set_ready(home_part.find(id, uc), ready);
+            home_part.insert(id, uc, chunk, false, acc);  // both copies land with this fill
+            near.insert(id, uc, chunk, false, acc);
         }
-        if (near.insert(id, uc, chunk, false, acc)) near.set_ready(near.find(id, uc), ready);
     }
 }
 
