@@ -154,7 +154,8 @@ struct Calibration {
     // the same tile, the first misses and the others hit at the L2's latency. 1: they get the data
     // with the first one's fill (the L2's miss-status registers hold them), i.e. they wait as a miss
     // does, and no sooner than the fill lands (issue + the scaled HBM latency). Bytes and hits are
-    // counted as before; only the time changes.
+    // counted by the same rules; their totals move only as far as the new timing changes the order
+    // in which blocks reach the L2 (the coalescer's joins, the LRU's victims).
     double l2_fill_in_flight = 0.0;
     // Simulator: how many DRAM pages the HBM opens per second, GPU-wide (docs/validation change 37;
     // 0, the default, = no such limit, as before). A load whose misses are narrow row segments of a

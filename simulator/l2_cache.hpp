@@ -12,8 +12,9 @@
 // cache is fully associative). A chunk is "present" from the moment its miss is issued; with a
 // clock (set_clock, docs/validation change 43) a load that hits a chunk whose fill is still on its
 // way from HBM is told so (L2Access::pending_*): its data comes with that fill, as the hardware's
-// miss-status holding registers make a hit-on-miss wait. Without a clock nothing is ever pending. The split of A100/H100/H200 L2 into partitions is L2System's job (below): it
-// keeps one L2Cache per partition.
+// miss-status holding registers make a hit-on-miss wait. Without a clock nothing is ever pending.
+// The split of A100/H100/H200 L2 into partitions is L2System's job (below): it keeps one L2Cache
+// per partition.
 #pragma once
 
 #include <cstddef>
