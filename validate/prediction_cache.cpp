@@ -2,6 +2,7 @@
 
 #include <boost/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -71,6 +72,18 @@ std::string prediction_cache_jsonl(const Report& r, const std::string& fingerpri
         for (std::size_t i = 0; i < kQuantityCount; ++i)
             q[kQuantityIds[i]] = std::isfinite(c.predicted[i]) ? json::value(c.predicted[i]) : json::value(nullptr);
         line["predicted"] = std::move(q);
+        if (!c.launches.empty() && std::any_of(c.launches.begin(), c.launches.end(), [](const LaunchPair& l) {
+                return std::any_of(l.predicted.begin(), l.predicted.end(), [](double v) { return std::isfinite(v); });
+            })) {
+            json::array ls;
+            for (const auto& l : c.launches) {
+                json::object lq;
+                for (std::size_t i = 0; i < kQuantityCount; ++i)
+                    lq[kQuantityIds[i]] = std::isfinite(l.predicted[i]) ? json::value(l.predicted[i]) : json::value(nullptr);
+                ls.push_back(json::object{{"name", l.name}, {"predicted", std::move(lq)}});
+            }
+            line["launches"] = std::move(ls);
+        }
         o << json::serialize(line) << "\n";
     }
     return o.str();
@@ -110,6 +123,22 @@ Result<PredictionCache> parse_prediction_cache(const std::string& text, const st
             cp.predicted[i] = (x != nullptr && x->is_number()) ? x->to_number<double>() : NAN;
         }
         if (const auto* e = o.if_contains("error"); e != nullptr && e->is_string()) cp.error = std::string(e->as_string());
+        if (const auto* ls = o.if_contains("launches"); ls != nullptr) {
+            if (!ls->is_array()) return make_error(where + ": \"launches\" must be an array");
+            for (const auto& l : ls->as_array()) {
+                const auto* lo = l.if_object();
+                const auto* ln = lo ? lo->if_contains("name") : nullptr;
+                const auto* lp = lo ? lo->if_contains("predicted") : nullptr;
+                if (ln == nullptr || !ln->is_string() || lp == nullptr || !lp->is_object())
+                    return make_error(where + ": each launch needs \"name\" (string) and \"predicted\" (object)");
+                std::array<double, kQuantityCount> lv{};
+                for (std::size_t i = 0; i < kQuantityCount; ++i) {
+                    const auto* x = lp->as_object().if_contains(kQuantityIds[i]);
+                    lv[i] = (x != nullptr && x->is_number()) ? x->to_number<double>() : NAN;
+                }
+                cp.launches.emplace_back(std::string(ln->as_string()), lv);
+            }
+        }
         cache.cases[std::string(name->as_string())] = cp;
     }
     if (no == 0) return make_error(origin + ": empty predictions file");

@@ -13,6 +13,8 @@
 #include <array>
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/hardware.hpp"
 #include "core/result.hpp"
@@ -23,6 +25,9 @@ namespace tilescope::validate {
 
 struct CachedPrediction {
     std::array<double, kQuantityCount> predicted{};
+    // Per launch, in launch order, for cases of two or more launches (absent in files written
+    // before 2026-11-26: then a report has no predicted per-launch values).
+    std::vector<std::pair<std::string, std::array<double, kQuantityCount>>> launches;
     std::string error;  // the model could not predict the case
 };
 
@@ -37,7 +42,9 @@ struct PredictionCache {
 // the calibration), so any change of a profile number or a calibrated parameter shows.
 std::string profile_fingerprint(const Hardware& hw);
 
-// JSONL: a header line {"model", "gpu", "profile_fingerprint"} then one line per case.
+// JSONL: a header line {"model", "gpu", "profile_fingerprint"} then one line per case:
+// {"case", "predicted": {quantity id: value}, "launches": [{"name", "predicted": {...}}] (cases of
+// two or more launches only), "error" (when the model could not predict it)}.
 std::string prediction_cache_jsonl(const Report& r, const std::string& fingerprint);
 Result<PredictionCache> parse_prediction_cache(const std::string& text, const std::string& origin);
 Result<PredictionCache> load_prediction_cache(const std::string& path);

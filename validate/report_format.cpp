@@ -142,6 +142,28 @@ struct FamilyRow {
 
 std::vector<FamilyRow> family_rows(const Report& r);
 
+// One row per launch name and split (multi-launch cases): MAPE of HBM bytes, L2 bytes, time; the
+// time's geometric-mean predicted/measured ratio and its range over the cases.
+struct LaunchRow {
+    std::string launch, split;
+    std::size_t cases = 0;
+    std::string hbm, lts, time, ratio;
+};
+
+std::vector<LaunchRow> launch_rows(const Report& r);
+
+// True when the report has launches to compare but no predicted values for them (stored
+// predictions written before per-launch values were stored).
+bool launch_predictions_missing(const Report& r) {
+    if (r.launches.empty()) return false;
+    for (const auto& l : r.launches)
+        if (l.train.quantities[static_cast<std::size_t>(Quantity::time)].usable +
+                l.heldout.quantities[static_cast<std::size_t>(Quantity::time)].usable >
+            0)
+            return false;
+    return true;
+}
+
 }  // namespace
 
 std::string pct(double fraction) {
@@ -181,6 +203,44 @@ std::string pair_order_line(const SplitSummary& s) {
     if (line.empty()) return "n/a";
     return line + "; 95% right from " +
            (std::isfinite(s.order_resolution95) ? num(s.order_resolution95 * 100, "%.0f") + "% apart" : std::string("n/a"));
+}
+
+std::vector<LaunchRow> launch_rows(const Report& r) {
+    std::vector<LaunchRow> rows;
+    const auto t = static_cast<std::size_t>(Quantity::time);
+    for (const auto& l : r.launches)
+        for (const char* which : {"heldout", "train"}) {
+            const bool held = std::string(which) == "heldout";
+            const SplitSummary& s = held ? l.heldout : l.train;
+            auto mape = [&](Quantity q) {
+                const auto& qs = s.quantities[static_cast<std::size_t>(q)];
+                return qs.usable ? pct(qs.errors.mape) + " (worst " + pct(qs.errors.max_ape) + ")" : std::string("n/a");
+            };
+            LaunchRow row;
+            row.launch = l.launch;
+            row.split = which;
+            row.cases = s.quantities[t].usable;
+            if (row.cases == 0) continue;
+            row.hbm = mape(Quantity::hbm_bytes);
+            row.lts = mape(Quantity::lts_bytes);
+            row.time = mape(Quantity::time);
+            double lo = INFINITY, hi = -INFINITY;
+            for (const auto& c : r.cases) {
+                if (!c.error.empty() || (c.split == Split::heldout) != held) continue;
+                for (const auto& lp : c.launches) {
+                    if (lp.name != l.launch) continue;
+                    const double x = lp.predicted[t] / lp.measured[t];
+                    if (std::isfinite(x) && x > 0) {
+                        lo = std::min(lo, x);
+                        hi = std::max(hi, x);
+                    }
+                }
+            }
+            row.ratio = num(std::exp(s.quantities[t].errors.mean_log_ratio), "%.3f") + " (" + num(lo, "%.2f") + "-" +
+                        num(hi, "%.2f") + ")";
+            rows.push_back(row);
+        }
+    return rows;
 }
 
 std::vector<FamilyRow> family_rows(const Report& r) {
@@ -240,6 +300,19 @@ std::string report_table(const Report& r) {
         o << pad(row.family, 18) << pad(row.split, 9) << pad(std::to_string(row.cases), 5) << pad(row.hbm, 22)
           << pad(row.lts, 22) << pad(row.time, 22) << pad(row.spearman, 12) << row.regret << "\n";
     o << "\n";
+    if (!r.launches.empty()) {
+        o << "per launch of multi-launch cases (MAPE, worst case in brackets; time pred/meas: geometric mean, range):\n";
+        if (launch_predictions_missing(r)) {
+            o << "  the stored predictions hold no per-launch values; regenerate them with --save-predictions\n";
+        } else {
+            o << pad("launch", 26) << pad("split", 9) << pad("n", 5) << pad("HBM bytes", 22) << pad("lts__t_bytes", 22)
+              << pad("time", 22) << "time pred/meas\n";
+            for (const auto& row : launch_rows(r))
+                o << pad(row.launch, 26) << pad(row.split, 9) << pad(std::to_string(row.cases), 5) << pad(row.hbm, 22)
+                  << pad(row.lts, 22) << pad(row.time, 22) << row.ratio << "\n";
+        }
+        o << "\n";
+    }
     o << "tile sweeps (" << r.split_filter << "):\n";
     o << pad("split", 9) << pad("n", 4) << pad("Spearman", 10) << pad("regret", 10) << "sweep\n";
     for (const auto& w : r.sweeps) {
@@ -285,6 +358,12 @@ std::string report_json(const Report& r) {
     for (const auto& f : r.families)
         fams[f.family] = json::object{{"train", summary_json(f.train)}, {"heldout", summary_json(f.heldout)}};
     o["families"] = std::move(fams);
+    json::object launches;
+    for (const auto& l : r.launches)
+        launches[l.launch] = json::object{{"family", l.family},
+                                          {"train", json::object{{"quantities", summary_json(l.train).at("quantities")}}},
+                                          {"heldout", json::object{{"quantities", summary_json(l.heldout).at("quantities")}}}};
+    o["launches"] = std::move(launches);
     json::array sweeps;
     for (const auto& w : r.sweeps) {
         if (!selected(w.split, r.split_filter)) continue;
@@ -307,6 +386,20 @@ std::string report_json(const Report& r) {
         jc["predicted"] = std::move(pred);
         jc["measured"] = std::move(meas);
         jc["ape"] = std::move(ape);
+        if (!c.launches.empty()) {
+            json::array ls;
+            for (const auto& l : c.launches) {
+                json::object lp, lm, la;
+                for (std::size_t q = 0; q < kQuantityCount; ++q) {
+                    lp[kQuantityIds[q]] = jnum(l.predicted[q]);
+                    lm[kQuantityIds[q]] = jnum(l.measured[q]);
+                    la[kQuantityIds[q]] = jnum(abs_pct_error(l.predicted[q], l.measured[q]));
+                }
+                ls.push_back(json::object{{"name", l.name}, {"predicted", std::move(lp)}, {"measured", std::move(lm)},
+                                          {"ape", std::move(la)}});
+            }
+            jc["launches"] = std::move(ls);
+        }
         cases.push_back(std::move(jc));
     }
     o["cases"] = std::move(cases);
@@ -359,6 +452,20 @@ std::string report_markdown(const Report& r, const std::vector<std::string>& plo
     for (const auto& row : family_rows(r))
         o << "| " << row.family << " | " << row.split << " | " << row.cases << " | " << row.hbm << " | " << row.lts
           << " | " << row.time << " | " << row.spearman << " | " << row.regret << " |\n";
+    if (!r.launches.empty()) {
+        o << "\n## Errors per launch (cases of several launches)\n\nA case's totals can be close while two of its "
+             "launches are wrong in opposite directions. Each launch of those cases, compared with its own measured "
+             "counters: MAPE with the worst case in brackets, and the time's predicted/measured ratio (geometric "
+             "mean over the cases, then the smallest and the largest).\n\n";
+        if (launch_predictions_missing(r)) {
+            o << "The stored predictions hold no per-launch values; regenerate them with `--save-predictions`.\n";
+        } else {
+            o << "| launch | split | cases | HBM bytes | lts__t_bytes | time | time pred/meas |\n|---|---|---|---|---|---|---|\n";
+            for (const auto& row : launch_rows(r))
+                o << "| `" << row.launch << "` | " << row.split << " | " << row.cases << " | " << row.hbm << " | "
+                  << row.lts << " | " << row.time << " | " << row.ratio << " |\n";
+        }
+    }
     o << "\n## Tile choice (time), per tile sweep\n\n| split | sweeps | mean Spearman | 95% CI | min | mean regret | 95% CI | max |\n"
       << "|---|---|---|---|---|---|---|---|\n";
     for (const char* which : {"heldout", "train", "all"}) {

@@ -20,10 +20,80 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 bool usable(double predicted, double measured) {
     return std::isfinite(predicted) && std::isfinite(measured) && predicted > 0 && measured > 0;
 }
+using LaunchValues = std::vector<std::pair<std::string, std::array<double, kQuantityCount>>>;
+
+// The predicted quantities of each launch of a prediction, in launch order.
+LaunchValues launch_values(const Prediction& p) {
+    LaunchValues out;
+    for (const auto& l : p.launches) {
+        std::array<double, kQuantityCount> v{};
+        for (std::size_t q = 0; q < kQuantityCount; ++q) v[q] = quantity_of(l.metrics, static_cast<Quantity>(q));
+        out.emplace_back(l.name, v);
+    }
+    return out;
+}
+
+// Pairs a measurement's launches with predicted ones when it has two or more and the predicted
+// launches are the same in number and names (else none: a lowering that differs from the
+// measured kernel sequence is not compared launch by launch). `predicted` null or empty: the
+// pairs carry NaN predictions (stored predictions without launches).
+std::vector<LaunchPair> pair_launches(const Measurement& m, const LaunchValues* predicted) {
+    std::vector<LaunchPair> out;
+    if (m.launches.size() < 2) return out;
+    const bool have = predicted != nullptr && !predicted->empty();
+    if (have) {
+        if (predicted->size() != m.launches.size()) return out;
+        for (std::size_t i = 0; i < m.launches.size(); ++i)
+            if ((*predicted)[i].first != m.launches[i].name) return out;
+    }
+    for (std::size_t i = 0; i < m.launches.size(); ++i) {
+        LaunchPair lp;
+        lp.name = m.launches[i].name;
+        for (std::size_t q = 0; q < kQuantityCount; ++q) {
+            lp.measured[q] = quantity_of(m.launches[i].metrics, static_cast<Quantity>(q));
+            lp.predicted[q] = have ? (*predicted)[i].second[q] : kNaN;
+        }
+        out.push_back(std::move(lp));
+    }
+    return out;
+}
+
+bool same_value(double a, double b) {
+    if (std::isnan(a) && std::isnan(b)) return true;
+    return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b));
+}
+
+// Per launch name, the error summaries of its launches, per split (first-seen order).
+std::vector<LaunchSummary> summarize_launches(const std::vector<CaseResult>& cases) {
+    std::vector<LaunchSummary> out;
+    std::map<std::string, std::pair<std::vector<CaseResult>, std::vector<CaseResult>>> by_name;  // train, held-out
+    for (const auto& c : cases) {
+        if (!c.error.empty()) continue;
+        for (const auto& l : c.launches) {
+            auto [it, fresh] = by_name.try_emplace(l.name);
+            if (fresh) out.push_back({l.name, c.family, {}, {}});
+            CaseResult one;
+            one.name = c.name + " [" + l.name + "]";
+            one.family = c.family;
+            one.split = c.split;
+            one.predicted = l.predicted;
+            one.measured = l.measured;
+            (c.split == Split::train ? it->second.first : it->second.second).push_back(std::move(one));
+        }
+    }
+    for (auto& s : out) {
+        const auto& [train, heldout] = by_name[s.launch];
+        s.train = summarize(train, {});
+        s.heldout = summarize(heldout, {});
+    }
+    return out;
+}
+
 }  // namespace
 
-double quantity_of(const Prediction& p, Quantity q) {
-    const Metrics& m = p.total;
+double quantity_of(const Prediction& p, Quantity q) { return quantity_of(p.total, q); }
+
+double quantity_of(const Metrics& m, Quantity q) {
     switch (q) {
         case Quantity::hbm_bytes: return m[Metric::dram_bytes_read] + m[Metric::dram_bytes_write];
         case Quantity::dram_read: return m[Metric::dram_bytes_read];
@@ -207,6 +277,8 @@ Result<Report> run_validation(const Dataset& data, const Hardware& hw, const std
             }
             for (std::size_t q = 0; q < kQuantityCount; ++q)
                 out.predicted[q] = quantity_of(*p, static_cast<Quantity>(q));
+            const LaunchValues lv = launch_values(*p);
+            out.launches = pair_launches(c.measured, &lv);
         }
     };
     const int jobs = std::max(1, options.jobs);
@@ -243,6 +315,7 @@ Result<Report> run_validation(const Dataset& data, const Hardware& hw, const std
             }
             out.predicted = it->second.predicted;
             out.error = it->second.error;
+            if (out.error.empty()) out.launches = pair_launches(c.measured, &it->second.launches);
         }
         if (missing > 0 && cache_problem.empty())
             cache_problem = std::to_string(missing) + " cases are missing from the stored predictions";
@@ -258,13 +331,21 @@ Result<Report> run_validation(const Dataset& data, const Hardware& hw, const std
             const std::size_t i = by_cost[j].second;
             auto p = predict(data.cases[i].measured.workload, hw);
             bool same = p.ok() == r.cases[i].error.empty();
-            if (p && same)
-                for (std::size_t q = 0; q < kQuantityCount; ++q) {
-                    const double a = quantity_of(*p, static_cast<Quantity>(q));
-                    const double b = r.cases[i].predicted[q];
-                    const bool both_nan = std::isnan(a) && std::isnan(b);
-                    if (!both_nan && !(std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)))) same = false;
+            if (p && same) {
+                for (std::size_t q = 0; q < kQuantityCount; ++q)
+                    if (!same_value(quantity_of(*p, static_cast<Quantity>(q)), r.cases[i].predicted[q])) same = false;
+                // Stored per-launch values, where the file has them, must match as well.
+                const auto it = cache.cases.find(r.cases[i].name);
+                if (it != cache.cases.end() && !it->second.launches.empty()) {
+                    const LaunchValues lv = launch_values(*p);
+                    if (lv.size() != it->second.launches.size()) same = false;
+                    for (std::size_t l = 0; same && l < lv.size(); ++l) {
+                        if (lv[l].first != it->second.launches[l].first) same = false;
+                        for (std::size_t q = 0; q < kQuantityCount; ++q)
+                            if (!same_value(lv[l].second[q], it->second.launches[l].second[q])) same = false;
+                    }
                 }
+            }
             if (same) ++matched;
             else if (first_mismatch.empty()) first_mismatch = r.cases[i].name;
         }
@@ -305,6 +386,7 @@ Result<Report> run_validation(const Dataset& data, const Hardware& hw, const std
         f.train = pick_family(Split::train);
         f.heldout = pick_family(Split::heldout);
     }
+    r.launches = summarize_launches(r.cases);
     r.train = pick(Split::train);
     r.heldout = pick(Split::heldout);
     r.all = summarize(r.cases, r.sweeps);

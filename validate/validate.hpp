@@ -36,12 +36,23 @@ inline constexpr std::array<const char*, kQuantityCount> kQuantityIds = {
     "hbm_bytes", "dram_read", "dram_write", "lts_bytes", "time"};
 // The quantity's value from a Prediction/Measurement total (NaN when a metric is missing).
 double quantity_of(const Prediction& p, Quantity q);
+// The same from one launch's metrics.
+double quantity_of(const Metrics& m, Quantity q);
 
 // Pass/fail targets on held-out cases. A negative MAPE target means "reported, no target".
 struct Targets {
     std::array<double, kQuantityCount> mape = {0.05, -1, -1, 0.10, 0.10};
     double spearman_min = 0.9;   // mean over held-out sweeps with >= 3 cases
     double regret_max = 0.05;    // mean over held-out sweeps with >= 2 cases
+};
+
+// One launch of a case that runs several (naive attention: QK^T, softmax, P V), predicted and
+// measured. A case's totals can be close while two of its launches are wrong in opposite
+// directions; these pairs show it. Launches are matched by position and must carry the same name.
+struct LaunchPair {
+    std::string name;  // e.g. "attention-naive:qk"
+    std::array<double, kQuantityCount> predicted{};  // NaN where stored predictions hold none
+    std::array<double, kQuantityCount> measured{};
 };
 
 struct CaseResult {
@@ -52,6 +63,9 @@ struct CaseResult {
     std::array<double, kQuantityCount> predicted{};
     std::array<double, kQuantityCount> measured{};
     std::string error;         // non-empty: the model could not predict this case (reason)
+    // Per launch, for cases of two or more measured launches whose predicted launches match them
+    // by name (empty otherwise).
+    std::vector<LaunchPair> launches;
 };
 
 struct QuantitySummary {
@@ -97,6 +111,14 @@ struct FamilySummary {
     SplitSummary train, heldout;
 };
 
+// Errors of one launch of the multi-launch families (all cases' launches of that name), per split:
+// what the family's case totals average over. Only `quantities` of the summaries are filled.
+struct LaunchSummary {
+    std::string launch;  // launch name, e.g. "attention-naive:pv"
+    std::string family;
+    SplitSummary train, heldout;
+};
+
 struct Check {
     std::string what;     // "held-out hbm_bytes MAPE"
     double value = 0;
@@ -126,6 +148,7 @@ struct Report {
     bool pass_with_baseline = false;  // every check meets its target or its recorded figure
     std::string baseline;             // origin of the applied baseline, empty if none
     std::vector<FamilySummary> families;  // per kernel family (held-out and train)
+    std::vector<LaunchSummary> launches;  // per launch of multi-launch cases, in first-seen order
     std::vector<std::string> skipped;     // dataset lines that were not cases
     std::map<std::string, std::string> provenance;  // of the measurements
 };

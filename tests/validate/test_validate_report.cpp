@@ -402,3 +402,137 @@ TEST_CASE("validate: the queueing latency term changes the profile fingerprint, 
     h.calibration.load_latency_ns_per_tbps = 0;
     CHECK(profile_fingerprint(h) == none);
 }
+
+namespace {
+
+// Naive attention-like cases of three launches ("a:qk", "a:softmax", "a:pv"), measured with the
+// given per-launch times; the case total is their sum.
+Dataset three_launch_dataset() {
+    Dataset d;
+    d.origin = "synthetic-launches";
+    for (int64_t m : {1024, 2048, 4096})
+        for (int tm : {64, 128}) {
+            Case c;
+            c.measured = measured(gemm(m, tm, 64), 4e6, 1e6, 9e6, 0);
+            c.measured.total[Metric::gpu_time_duration] = 0;
+            for (const char* name : {"a:qk", "a:softmax", "a:pv"}) {
+                LaunchResult l;
+                l.name = name;
+                l.metrics.values.fill(NAN);
+                l.metrics[Metric::dram_bytes_read] = c.measured.total[Metric::dram_bytes_read] / 3;
+                l.metrics[Metric::dram_bytes_write] = c.measured.total[Metric::dram_bytes_write] / 3;
+                l.metrics[Metric::lts_t_bytes] = c.measured.total[Metric::lts_t_bytes] / 3;
+                l.metrics[Metric::gpu_time_duration] = 1000.0 * double(m) / double(tm);
+                c.measured.total[Metric::gpu_time_duration] += l.metrics[Metric::gpu_time_duration];
+                c.measured.launches.push_back(l);
+            }
+            c.name = case_name(c.measured.workload);
+            c.key = sweep_key(c.measured.workload);
+            c.split = split_of(c.measured.workload);
+            d.cases.push_back(c);
+        }
+    return d;
+}
+
+// Predicts QK^T 20% slow and P V 20% fast, so every case total is exact; `rename` gives the
+// softmax launch another name (a lowering that does not match the measured launches).
+Predictor cancelling(const Dataset& d, bool rename = false) {
+    std::map<std::string, Measurement> by_name;
+    for (const auto& c : d.cases) by_name[c.name] = c.measured;
+    return [by_name, rename](const Workload& w, const Hardware&) -> Result<Prediction> {
+        Prediction p = by_name.at(case_name(w));
+        p.model = "test";
+        p.launches[0].metrics[Metric::gpu_time_duration] *= 1.2;
+        p.launches[2].metrics[Metric::gpu_time_duration] *= 0.8;
+        if (rename) p.launches[1].name = "a:other";
+        return p;
+    };
+}
+
+}  // namespace
+
+TEST_CASE("validate: launches of multi-launch cases are compared one by one", "[validate][report]") {
+    const Dataset d = three_launch_dataset();
+    auto r = run_validation(d, hw(), "test", cancelling(d), {SplitFilter::all, 2, {}});
+    REQUIRE(r.ok());
+    const auto t = static_cast<std::size_t>(Quantity::time);
+    // the totals are exact: the two launch errors cancel
+    CHECK(r->all.quantities[t].errors.mape == Approx(0).margin(1e-12));
+    REQUIRE(r->launches.size() == 3);
+    CHECK(r->launches[0].launch == "a:qk");
+    CHECK(r->launches[2].launch == "a:pv");
+    for (const auto& l : r->launches) {
+        const auto& tr = l.train.quantities[t];
+        const auto& ho = l.heldout.quantities[t];
+        CHECK(tr.usable + ho.usable == 6);
+        const double want = l.launch == "a:softmax" ? 0.0 : 0.2;
+        for (const auto* qs : {&tr, &ho})
+            if (qs->usable > 0) CHECK(qs->errors.mape == Approx(want).margin(1e-12));
+        CHECK(l.family == "gemm");
+    }
+    for (const auto& c : r->cases) REQUIRE(c.launches.size() == 3);
+    const std::string table = report_table(*r);
+    CHECK(table.find("per launch of multi-launch cases") != std::string::npos);
+    CHECK(table.find("0.800 (0.80-0.80)") != std::string::npos);  // P V: geometric mean, range
+    CHECK(table.find("1.200 (1.20-1.20)") != std::string::npos);
+    const auto j = boost::json::parse(report_json(*r));
+    const auto& qk = j.at("launches").at("a:qk");
+    CHECK(qk.at("family").as_string() == "gemm");
+    const auto& c0 = j.at("cases").as_array().at(0);
+    CHECK(c0.at("launches").as_array().size() == 3);
+    CHECK(c0.at("launches").as_array().at(2).at("ape").at("time").as_double() == Approx(0.2));
+    CHECK(report_markdown(*r, {}).find("## Errors per launch") != std::string::npos);
+
+    // a prediction whose launches are named otherwise is compared as a whole only
+    auto other = run_validation(d, hw(), "test", cancelling(d, true), {SplitFilter::all, 1, {}});
+    REQUIRE(other.ok());
+    CHECK(other->launches.empty());
+    for (const auto& c : other->cases) CHECK(c.launches.empty());
+    CHECK(report_table(*other).find("per launch") == std::string::npos);
+}
+
+TEST_CASE("stored predictions: per-launch values round trip and are checked", "[validate][cache]") {
+    const Dataset d = three_launch_dataset();
+    const Hardware h = hw();
+    auto fresh = run_validation(d, h, "test", cancelling(d), {SplitFilter::all, 1, {}});
+    REQUIRE(fresh.ok());
+    const std::string text = prediction_cache_jsonl(*fresh, profile_fingerprint(h));
+    auto cache = parse_prediction_cache(text, "cache.jsonl");
+    REQUIRE(cache.ok());
+    REQUIRE(cache->cases.begin()->second.launches.size() == 3);
+    CHECK(cache->cases.begin()->second.launches[1].first == "a:softmax");
+
+    ValidateOptions o{SplitFilter::all, 1, {}};
+    o.cache = &*cache;
+    o.verify_sample = 6;
+    auto same = run_validation(d, h, "test", cancelling(d), o);
+    REQUIRE(same.ok());
+    CHECK(same->checks.back().pass);
+    const auto t = static_cast<std::size_t>(Quantity::time);
+    REQUIRE(same->launches.size() == 3);
+    CHECK(same->launches[2].train.quantities[t].usable + same->launches[2].heldout.quantities[t].usable == 6);
+
+    // a per-launch value that the model no longer gives fails the reproduction check, even
+    // though every case total still matches
+    PredictionCache edited = *cache;
+    edited.cases.begin()->second.launches[0].second[t] *= 1.01;
+    o.cache = &edited;
+    auto stale = run_validation(d, h, "test", cancelling(d), o);
+    REQUIRE(stale.ok());
+    CHECK_FALSE(stale->checks.back().pass);
+
+    // a file without per-launch values (written before they were stored) still validates the
+    // totals; the report says the per-launch values are missing
+    PredictionCache old = *cache;
+    for (auto& [name, cp] : old.cases) cp.launches.clear();
+    o.cache = &old;
+    auto older = run_validation(d, h, "test", cancelling(d), o);
+    REQUIRE(older.ok());
+    CHECK(older->checks.back().pass);
+    CHECK(report_table(*older).find("hold no per-launch values") != std::string::npos);
+
+    CHECK_FALSE(parse_prediction_cache(text.substr(0, text.find('\n') + 1) +
+                                           "{\"case\":\"x\",\"predicted\":{},\"launches\":[{\"name\":1}]}\n",
+                                       "bad")
+                    .ok());
+}
