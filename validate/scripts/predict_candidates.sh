@@ -6,6 +6,7 @@
 # candidates' slowest shards start first; every finished shard survives the deadline.
 # Usage (repo root, .deps/calib carried with bin/, lib/, shards/ and the profiles):
 #   validate/scripts/predict_candidates.sh DEADLINE_S PROFILE.json [PROFILE.json ...]
+# SHARDS=DIR takes the shards from DIR instead of .deps/calib/shards (e.g. the H200 data set's).
 # -> $OUT/<profile>.tar (pred/shard-NNN.jsonl + .err) for each profile, shards.log.
 # Merge a profile's shards with validate/scripts/merge_predictions.sh.
 set -u
@@ -20,7 +21,8 @@ for p in "$@"; do
   [ -f "$p" ] || { echo "no profile $p" >&2; exit 2; }
   mkdir -p "$OUT/$(basename "$p" .json)/pred"
 done
-for s in .deps/calib/shards/*.jsonl; do for p in "$@"; do echo "$p $s"; done; done |
+SHARDS=${SHARDS:-.deps/calib/shards}
+for s in "$SHARDS"/*.jsonl; do for p in "$@"; do echo "$p $s"; done; done |
   xargs -P "$(nproc)" -L 1 sh -c '
     p=$0; s=$1; c=$(basename "$p" .json); n=$(basename "$s" .jsonl)
     left=$(( DEADLINE_S - ($(date +%s) - t0) ))
