@@ -205,6 +205,12 @@ std::string pair_order_line(const SplitSummary& s) {
            (std::isfinite(s.order_resolution95) ? num(s.order_resolution95 * 100, "%.0f") + "% apart" : std::string("n/a"));
 }
 
+// "5.29% (worst 13.12%)", or "n/a" when the summary has no usable case of the quantity.
+std::string mape_with_worst(const SplitSummary& s, Quantity q) {
+    const auto& qs = s.quantities[static_cast<std::size_t>(q)];
+    return qs.usable ? pct(qs.errors.mape) + " (worst " + pct(qs.errors.max_ape) + ")" : std::string("n/a");
+}
+
 std::vector<LaunchRow> launch_rows(const Report& r) {
     std::vector<LaunchRow> rows;
     const auto t = static_cast<std::size_t>(Quantity::time);
@@ -212,10 +218,7 @@ std::vector<LaunchRow> launch_rows(const Report& r) {
         for (const char* which : {"heldout", "train"}) {
             const bool held = std::string(which) == "heldout";
             const SplitSummary& s = held ? l.heldout : l.train;
-            auto mape = [&](Quantity q) {
-                const auto& qs = s.quantities[static_cast<std::size_t>(q)];
-                return qs.usable ? pct(qs.errors.mape) + " (worst " + pct(qs.errors.max_ape) + ")" : std::string("n/a");
-            };
+            auto mape = [&](Quantity q) { return mape_with_worst(s, q); };
             LaunchRow row;
             row.launch = l.launch;
             row.split = which;
@@ -248,10 +251,7 @@ std::vector<FamilyRow> family_rows(const Report& r) {
     for (const auto& f : r.families)
         for (const char* which : {"heldout", "train"}) {
             const SplitSummary& s = std::string(which) == "heldout" ? f.heldout : f.train;
-            auto mape = [&](Quantity q) {
-                const auto& qs = s.quantities[static_cast<std::size_t>(q)];
-                return qs.usable ? pct(qs.errors.mape) + " (worst " + pct(qs.errors.max_ape) + ")" : std::string("n/a");
-            };
+            auto mape = [&](Quantity q) { return mape_with_worst(s, q); };
             FamilyRow row;
             row.family = f.family;
             row.split = which;
