@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -48,7 +49,27 @@ void repair_driver_version(std::map<std::string, std::string>& prov) {
 }
 }  // namespace
 
+namespace {
+// A file that is one JSON value as a whole (the pretty-printed object `tilescope measure --format
+// json` writes, or an array of such objects) as JSONL: one line per object (an array's element n
+// becomes line n). Empty when the text is not such a value, e.g. ordinary JSONL.
+std::optional<std::string> whole_file_as_jsonl(const std::string& text) {
+    const auto first = text.find_first_not_of(" \t\r\n");
+    if (first == std::string::npos || (text[first] != '{' && text[first] != '[')) return std::nullopt;
+    boost::system::error_code ec;
+    const json::value v = json::parse(text, ec);
+    if (ec) return std::nullopt;
+    std::string out;
+    if (v.is_object()) return json::serialize(v) + "\n";
+    if (!v.is_array()) return std::nullopt;
+    for (const auto& e : v.as_array()) out += json::serialize(e) + "\n";
+    return out;
+}
+}  // namespace
+
 Result<Dataset> parse_dataset(const std::string& jsonl_text, const std::string& origin) {
+    if (auto lines = whole_file_as_jsonl(jsonl_text); lines && *lines != jsonl_text)
+        return parse_dataset(*lines, origin);
     Dataset d;
     d.origin = origin;
     std::set<std::string> seen;

@@ -7,7 +7,10 @@
 //   - a sweep row that failed ({"status": "illegal"|"error", "reason": ...}): kept in `skipped`
 //     with its reason, so a report can say how many configurations could not run;
 //   - blank lines and lines starting with '#'.
-// Anything else is an error naming the file and line number.
+// Anything else is an error naming the file and line number. A file that is one JSON value as a
+// whole is read as lines too: a Measurement object, pretty-printed or not (what `tilescope
+// measure --format json --out FILE` writes for one workload), or an array of the objects above
+// (element n counts as line n in messages).
 //
 // Microbenchmark names understood by calibrate (unit in brackets):
 //   hbm_bandwidth [bytes_per_s]   streaming copy, (read + write bytes) / time

@@ -2,6 +2,7 @@
 
 #include <boost/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -208,6 +209,28 @@ TEST_CASE("dataset: measurement lines round-trip through core's JSON", "[validat
     CHECK(d->cases[0].name == case_name(m.workload));
     CHECK(quantity_of(d->cases[0].measured, Quantity::time) == Approx(12345.0));
     CHECK(quantity_of(d->cases[0].measured, Quantity::hbm_bytes) == Approx(1.2e7));
+}
+
+TEST_CASE("dataset: one measurement as `measure --format json` writes it, or an array of them", "[validate][dataset]") {
+    const Measurement a = measured(gemm(2048, 128, 128), 1e7, 2e6, 3e7, 12345.0);
+    const Measurement b = measured(gemm(2048, 64, 128), 1e7, 2e6, 3e7, 23456.0);
+    const std::string pretty = to_json(a);
+    REQUIRE(std::count(pretty.begin(), pretty.end(), '\n') > 2);  // several lines, one object
+    auto one = parse_dataset(pretty, "flash2.json");
+    REQUIRE(one.ok());
+    REQUIRE(one->cases.size() == 1);
+    CHECK(quantity_of(one->cases[0].measured, Quantity::time) == Approx(12345.0));
+    auto two = parse_dataset("[" + pretty + ",\n" + to_json(b) + "]\n", "sweep.json");
+    REQUIRE(two.ok());
+    CHECK(two->cases.size() == 2);
+    // an element that is not a measurement is named by its position
+    auto bad = parse_dataset("[" + pretty + ", {\"model\": \"sim\"}]", "mixed.json");
+    REQUIRE_FALSE(bad.ok());
+    CHECK(bad.error().message.find("mixed.json:2") == 0);
+    // a multi-line file that is not one JSON value is read (and refused) line by line
+    auto broken = parse_dataset(pretty.substr(0, pretty.size() / 2), "cut.json");
+    REQUIRE_FALSE(broken.ok());
+    CHECK(broken.error().message.find("cut.json:1") == 0);
 }
 
 #include "validate/prediction_cache.hpp"
