@@ -9,6 +9,7 @@
 // --check exits with code 5 when a held-out target is missed (targets: validate/validate.hpp).
 #include <boost/program_options.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -60,6 +61,9 @@ int run_validate(int argc, char** argv) {
          "with --predictions: re-predict this many of the cheapest cases; they must match the stored values")
         ("jobs", po::value<int>()->default_value(static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))),
          "prediction threads")
+        ("cases-matching", po::value<std::vector<std::string>>()->composing(),
+         "repeatable: only the cases whose name contains one of these (e.g. softmax/fp16/online, "
+         "|t64x64); the report names the selection")
         ("list-costs", po::bool_switch(),
          "print each case's simulation cost proxy and name, a line each in data-set order, and stop "
          "(the COSTS input of validate/scripts/shard_dataset.py)");
@@ -87,6 +91,22 @@ int run_validate(int argc, char** argv) {
     if (!hw) return cli_fail(2, hw.error().message);
     auto data = validate::load_dataset(vm["measurements"].as<std::string>());
     if (!data) return cli_fail(2, data.error().message);
+    if (vm.count("cases-matching") != 0) {
+        const auto wanted = vm["cases-matching"].as<std::vector<std::string>>();
+        for (const std::string& m : wanted)
+            if (m.empty()) return cli_fail(2, "validate: --cases-matching must not be empty");
+        const std::size_t before = data->cases.size();
+        std::erase_if(data->cases, [&](const validate::Case& c) {
+            return std::none_of(wanted.begin(), wanted.end(),
+                                [&](const std::string& m) { return c.name.find(m) != std::string::npos; });
+        });
+        std::string list;
+        for (const std::string& m : wanted) list += (list.empty() ? "'" : ", '") + m + "'";
+        if (data->cases.empty())
+            return cli_fail(2, "validate: no case of " + data->origin + " matches --cases-matching " + list);
+        data->origin += " (the " + std::to_string(data->cases.size()) + " of " + std::to_string(before) +
+                        " cases matching " + list + ")";
+    }
     if (vm["list-costs"].as<bool>()) {
         for (const auto& c : data->cases)
             std::cout << validate::simulation_cost(c.measured.workload, *hw) << ' ' << c.name << '\n';
