@@ -20,6 +20,7 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 bool usable(double predicted, double measured) {
     return std::isfinite(predicted) && std::isfinite(measured) && predicted > 0 && measured > 0;
 }
+
 using LaunchValues = std::vector<std::pair<std::string, std::array<double, kQuantityCount>>>;
 
 // The predicted quantities of each launch of a prediction, in launch order.
