@@ -64,6 +64,38 @@ bool same_value(double a, double b) {
     return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b));
 }
 
+// Per quantity: MAPE, median, worst case and the MAPE's bootstrap interval over `cases`.
+std::array<QuantitySummary, kQuantityCount> summarize_quantities(const std::vector<CaseResult>& cases) {
+    std::array<QuantitySummary, kQuantityCount> out;
+    for (std::size_t q = 0; q < kQuantityCount; ++q) {
+        QuantitySummary& qs = out[q];
+        qs.quantity = static_cast<Quantity>(q);
+        std::vector<double> p, m;
+        std::vector<const CaseResult*> who;
+        for (const auto& c : cases) {
+            if (c.error.empty() && usable(c.predicted[q], c.measured[q])) {
+                p.push_back(c.predicted[q]);
+                m.push_back(c.measured[q]);
+                who.push_back(&c);
+            } else {
+                ++qs.unusable;
+            }
+        }
+        qs.usable = p.size();
+        if (!p.empty()) {
+            auto e = summarize_errors(p, m);
+            if (e) {
+                qs.errors = *e;
+                qs.worst_case = who[e->worst]->name;
+                std::vector<double> apes(p.size());
+                for (std::size_t i = 0; i < p.size(); ++i) apes[i] = abs_pct_error(p[i], m[i]);
+                qs.mape_ci95 = bootstrap_mean_interval(apes);
+            }
+        }
+    }
+    return out;
+}
+
 // Per launch name, the error summaries of its launches, per split (first-seen order).
 std::vector<LaunchSummary> summarize_launches(const std::vector<CaseResult>& cases) {
     std::vector<LaunchSummary> out;
@@ -84,8 +116,8 @@ std::vector<LaunchSummary> summarize_launches(const std::vector<CaseResult>& cas
     }
     for (auto& s : out) {
         const auto& [train, heldout] = by_name[s.launch];
-        s.train = summarize(train, {});
-        s.heldout = summarize(heldout, {});
+        s.train.quantities = summarize_quantities(train);
+        s.heldout.quantities = summarize_quantities(heldout);
     }
     return out;
 }
@@ -156,32 +188,7 @@ std::vector<SweepResult> rank_sweeps(const std::vector<CaseResult>& cases) {
 
 SplitSummary summarize(const std::vector<CaseResult>& cases, const std::vector<SweepResult>& sweeps) {
     SplitSummary s;
-    for (std::size_t q = 0; q < kQuantityCount; ++q) {
-        QuantitySummary& qs = s.quantities[q];
-        qs.quantity = static_cast<Quantity>(q);
-        std::vector<double> p, m;
-        std::vector<const CaseResult*> who;
-        for (const auto& c : cases) {
-            if (c.error.empty() && usable(c.predicted[q], c.measured[q])) {
-                p.push_back(c.predicted[q]);
-                m.push_back(c.measured[q]);
-                who.push_back(&c);
-            } else {
-                ++qs.unusable;
-            }
-        }
-        qs.usable = p.size();
-        if (!p.empty()) {
-            auto e = summarize_errors(p, m);
-            if (e) {
-                qs.errors = *e;
-                qs.worst_case = who[e->worst]->name;
-                std::vector<double> apes(p.size());
-                for (std::size_t i = 0; i < p.size(); ++i) apes[i] = abs_pct_error(p[i], m[i]);
-                qs.mape_ci95 = bootstrap_mean_interval(apes);
-            }
-        }
-    }
+    s.quantities = summarize_quantities(cases);
     std::vector<double> rho, reg;
     s.spearman_min = kNaN;
     s.regret_max = kNaN;
