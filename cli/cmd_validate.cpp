@@ -131,6 +131,15 @@ int run_validate(int argc, char** argv) {
     }
     auto report = validate::run_validation(*data, *hw, model, predict, vo);
     if (!report) return cli_fail(2, report.error().message);
+    // Stored predictions that are not this model's on this profile, lack cases or do not
+    // reproduce would make a report about something else: refuse them (the library keeps the
+    // failed check, last, for callers that want the report anyway).
+    if (vo.cache != nullptr && !report->checks.empty() && !report->checks.back().pass) {
+        const std::string& what = report->checks.back().what;
+        const std::string prefix = "stored predictions reproduce: ";
+        return cli_fail(2, "validate: --predictions " + vm["predictions"].as<std::string>() + ": " +
+                               (what.rfind(prefix, 0) == 0 ? what.substr(prefix.size()) : what));
+    }
     if (vm.count("baseline") != 0) {
         const std::string path = vm["baseline"].as<std::string>();
         std::ifstream f(path, std::ios::binary);
