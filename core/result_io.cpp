@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <set>
 #include <sstream>
 
 namespace tilescope {
@@ -95,15 +96,38 @@ json::object spec_object(const WorkloadSpec& s) {
 }
 
 Result<Workload> workload_from_object(const json::object& o) {
+    // Strict: a field of the wrong type, a non-integer size or an unknown field is an error
+    // naming the field, never a silent default (a measurement of m = "2048" must not be
+    // predicted as the default m).
+    static const std::set<std::string, std::less<>> kKnown = {
+        "kernel", "dtype", "batch", "heads", "seq", "seq_kv", "head_dim", "causal", "m", "n", "k", "raster",
+        "rows", "cols", "variant", "tile_m", "tile_n", "tile_k", "stages", "warps", "persistent"};
+    for (const auto& kv : o)
+        if (kKnown.find(kv.key()) == kKnown.end())
+            return make_error("$.workload." + std::string(kv.key()) + ": unknown field");
     WorkloadSpec s;
+    std::string bad;
     auto get_s = [&](const char* k, std::optional<std::string>& out) {
-        if (auto* v = o.if_contains(k); v && v->is_string()) out = std::string(v->get_string());
+        const json::value* v = o.if_contains(k);
+        if (v == nullptr) return;
+        if (v->is_string()) out = std::string(v->get_string());
+        else if (bad.empty()) bad = std::string("$.workload.") + k + ": must be a string (got " + json::serialize(*v) + ")";
     };
     auto get_i = [&](const char* k, std::optional<std::int64_t>& out) {
-        if (auto* v = o.if_contains(k); v && v->is_number()) out = static_cast<std::int64_t>(to_double(*v));
+        const json::value* v = o.if_contains(k);
+        if (v == nullptr) return;
+        const double d = to_double(*v);
+        if (v->is_number() && std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.0e15) {
+            out = static_cast<std::int64_t>(d);
+        } else if (bad.empty()) {
+            bad = std::string("$.workload.") + k + ": must be an integer (got " + json::serialize(*v) + ")";
+        }
     };
     auto get_b = [&](const char* k, std::optional<bool>& out) {
-        if (auto* v = o.if_contains(k); v && v->is_bool()) out = v->get_bool();
+        const json::value* v = o.if_contains(k);
+        if (v == nullptr) return;
+        if (v->is_bool()) out = v->get_bool();
+        else if (bad.empty()) bad = std::string("$.workload.") + k + ": must be true or false (got " + json::serialize(*v) + ")";
     };
     get_s("kernel", s.kernel);
     get_s("dtype", s.dtype);
@@ -126,6 +150,8 @@ Result<Workload> workload_from_object(const json::object& o) {
     get_i("stages", s.stages);
     get_i("warps", s.warps);
     get_b("persistent", s.persistent);
+    if (!bad.empty()) return make_error(bad);
+    if (!s.kernel) return make_error("$.workload.kernel: missing");
     return make_workload(s);
 }
 
@@ -384,18 +410,31 @@ Result<Prediction> prediction_from_json(const std::string& text) {
     const json::value* wl = o.if_contains("workload");
     if (!wl || !wl->is_object()) return make_error("prediction JSON: $.workload: missing object");
     auto w = workload_from_object(wl->get_object());
-    if (!w) return make_error("prediction JSON: $.workload: " + w.error().message);
+    if (!w) {
+        const std::string& m = w.error().message;
+        return make_error("prediction JSON: " + (m.rfind("$.workload", 0) == 0 ? m : "$.workload: " + m));
+    }
     p.workload = *w;
     auto str = [](const json::object& obj, const char* k) {
         const json::value* v = obj.if_contains(k);
         return v && v->is_string() ? std::string(v->get_string()) : std::string();
     };
-    auto read_metrics = [](const json::value* v, Metrics& m) {
+    // A metric is a number >= 0 or null (not measured / not predicted); anything else is an
+    // error naming it, never a silently dropped value.
+    auto read_metrics = [](const json::value* v, Metrics& m, const std::string& where) -> std::string {
         for (std::size_t i = 0; i < kMetricCount; ++i) m.values[i] = std::nan("");
-        if (!v || !v->is_object()) return;
+        if (!v || !v->is_object()) return {};
         for (const auto& kv : v->get_object()) {
-            if (auto metric = parse_metric(kv.key())) m[*metric] = to_double(kv.value());
+            const auto metric = parse_metric(kv.key());
+            if (!metric) continue;
+            if (kv.value().is_null()) continue;
+            const double d = to_double(kv.value());
+            if (!kv.value().is_number() || !std::isfinite(d) || d < 0)
+                return where + ".metrics." + std::string(kv.key()) + ": must be a number >= 0 or null (got " +
+                       json::serialize(kv.value()) + ")";
+            m[*metric] = d;
         }
+        return {};
     };
     auto read_extra = [](const json::value* v, std::map<std::string, double>& out) {
         if (!v || !v->is_object()) return;
@@ -410,7 +449,8 @@ Result<Prediction> prediction_from_json(const std::string& text) {
     p.bound = str(o, "bound");
     if (const json::value* ls = o.if_contains("launches"); ls && ls->is_array()) {
         for (const json::value& lv : ls->get_array()) {
-            if (!lv.is_object()) return make_error("prediction JSON: $.launches[]: must be objects");
+            const std::string where = "$.launches[" + std::to_string(p.launches.size()) + "]";
+            if (!lv.is_object()) return make_error("prediction JSON: " + where + ": must be an object");
             const json::object& lo = lv.get_object();
             LaunchResult r;
             r.name = str(lo, "name");
@@ -426,7 +466,8 @@ Result<Prediction> prediction_from_json(const std::string& text) {
             r.facts.waves = static_cast<std::int64_t>(num(lo, "waves"));
             r.facts.occupancy_limiter = str(lo, "occupancy_limiter");
             r.start_ns = num(lo, "start_ns");
-            read_metrics(lo.if_contains("metrics"), r.metrics);
+            if (std::string e = read_metrics(lo.if_contains("metrics"), r.metrics, where); !e.empty())
+                return make_error("prediction JSON: " + e);
             r.bound = str(lo, "bound");
             read_extra(lo.if_contains("extra"), r.extra);
             if (const json::value* tl = lo.if_contains("timeline"); tl && tl->is_array()) {
@@ -457,10 +498,12 @@ Result<Prediction> prediction_from_json(const std::string& text) {
             p.launches.push_back(std::move(r));
         }
     }
-    if (const json::value* t = o.if_contains("total"); t && t->is_object())
-        read_metrics(t->get_object().if_contains("metrics"), p.total);
-    else
-        read_metrics(nullptr, p.total);
+    if (const json::value* t = o.if_contains("total"); t && t->is_object()) {
+        if (std::string e = read_metrics(t->get_object().if_contains("metrics"), p.total, "$.total"); !e.empty())
+            return make_error("prediction JSON: " + e);
+    } else {
+        read_metrics(nullptr, p.total, "$.total");
+    }
     read_extra(o.if_contains("extra"), p.extra);
     if (const json::value* pv = o.if_contains("provenance"); pv && pv->is_object()) {
         for (const auto& kv : pv->get_object())

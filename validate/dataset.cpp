@@ -111,6 +111,9 @@ Result<Dataset> parse_dataset(const std::string& jsonl_text, const std::string& 
         Measurement m = std::move(p).value();
         if (m.model != "measured")
             return make_error(where + ": $.model must be \"measured\" (got \"" + m.model + "\")");
+        if (const double t = m.total[Metric::gpu_time_duration]; !(t > 0))
+            return make_error(where + ": $.total.metrics.gpu__time_duration.sum: a measurement needs a time > 0 (got " +
+                              (std::isnan(t) ? std::string("null") : std::to_string(t)) + ")");
         Case c;
         c.name = case_name(m.workload);
         c.key = sweep_key(m.workload);

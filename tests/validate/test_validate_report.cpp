@@ -211,6 +211,37 @@ TEST_CASE("dataset: measurement lines round-trip through core's JSON", "[validat
     CHECK(quantity_of(d->cases[0].measured, Quantity::hbm_bytes) == Approx(1.2e7));
 }
 
+TEST_CASE("dataset: a wrong type, a non-integer size, an unknown field or a bad metric is an error naming it",
+          "[validate][dataset]") {
+    const Measurement m = measured(gemm(2048, 128, 128), 1e7, 2e6, 3e7, 12345.0);
+    std::string line = to_json_line(m);
+    while (!line.empty() && line.back() == '\n') line.pop_back();
+    REQUIRE(parse_dataset(line + "\n", "ok.jsonl").ok());
+    auto expect_error = [&](const std::string& from, const std::string& to, const std::string& says) {
+        std::string edited = line;
+        const auto at = edited.find(from);
+        REQUIRE(at != std::string::npos);
+        edited.replace(at, from.size(), to);
+        auto d = parse_dataset(edited + "\n", "bad.jsonl");
+        REQUIRE_FALSE(d.ok());
+        INFO(d.error().message);
+        CHECK(d.error().message.find("bad.jsonl:1") == 0);
+        CHECK(d.error().message.find(says) != std::string::npos);
+    };
+    expect_error("\"m\":2048", "\"m\":\"2048\"", "$.workload.m: must be an integer (got \"2048\")");
+    expect_error("\"m\":2048", "\"m\":2048.7", "$.workload.m: must be an integer");
+    expect_error("\"m\":2048", "\"m\":null", "$.workload.m: must be an integer (got null)");
+    expect_error("\"tile_m\":128", "\"tile_m\":\"64\"", "$.workload.tile_m: must be an integer");
+    expect_error("\"persistent\":false", "\"persistent\":\"yes\"", "$.workload.persistent: must be true or false");
+    expect_error("\"m\":2048", "\"m\":2048,\"mm\":1", "$.workload.mm: unknown field");
+    expect_error("\"gpu__time_duration.sum\":12345", "\"gpu__time_duration.sum\":\"x\"",
+                 ".metrics.gpu__time_duration.sum: must be a number >= 0 or null (got \"x\")");
+    expect_error("\"dram__bytes_read.sum\":10000000", "\"dram__bytes_read.sum\":-5",
+                 ".metrics.dram__bytes_read.sum: must be a number >= 0 or null (got -5)");
+    expect_error("\"gpu__time_duration.sum\":12345", "\"gpu__time_duration.sum\":0",
+                 "gpu__time_duration.sum: a measurement needs a time > 0 (got 0");
+}
+
 TEST_CASE("dataset: one measurement as `measure --format json` writes it, or an array of them", "[validate][dataset]") {
     const Measurement a = measured(gemm(2048, 128, 128), 1e7, 2e6, 3e7, 12345.0);
     const Measurement b = measured(gemm(2048, 64, 128), 1e7, 2e6, 3e7, 23456.0);
