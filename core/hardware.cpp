@@ -431,10 +431,73 @@ Result<Hardware> load_hardware(const std::string& spec) {
     return make_error("unknown GPU profile '" + spec + "'; available: " + (list.empty() ? "(none found in " + profile_dir() + ")" : list));
 }
 
+namespace {
+// FNV-1a, 64 bits (the same function as validate's split hash).
+std::uint64_t fnv1a64_text(std::string_view text) {
+    std::uint64_t h = 14695981039346656037ULL;
+    for (const char ch : text) {
+        h ^= static_cast<unsigned char>(ch);
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+}  // namespace
+
+std::string profile_fingerprint(const Hardware& hw) {
+    Hardware h = hw;
+    // Where it was loaded from, the source notes and the provenance do not change a prediction.
+    h.origin.clear();
+    h.sources.clear();
+    h.provenance.clear();
+    char buf[24];
+    // hardware_to_json writes the calibration only for calibrated profiles: add it explicitly.
+    const Calibration& c = h.calibration;
+    std::ostringstream cal;
+    cal.precision(17);
+    cal << c.hbm_efficiency << ' ' << c.l2_efficiency << ' ' << c.smem_efficiency << ' ' << c.tensor_efficiency << ' '
+        << c.fp32_efficiency << ' ' << c.launch_overhead_ns << ' ' << c.block_overhead_ns << ' '
+        << c.sm_l2_bytes_per_cycle << ' ' << c.calibrated;
+    // Optional field: only when set, so fingerprints of profiles without it are unchanged.
+    if (c.tensor_flops_per_cycle_per_warp > 0) cal << " tensor_flops_per_cycle_per_warp " << c.tensor_flops_per_cycle_per_warp;
+    if (c.warp_model()) {
+        cal << " warp_iteration_ns " << c.warp_iteration_ns << " warp_load_issue_ns_per_byte "
+            << c.warp_load_issue_ns_per_byte << " warp_overlap_exponent " << c.warp_overlap_exponent;
+        // Newer optional warp-model terms: only when set (older fingerprints unchanged).
+        if (c.warp_smem_read_ns_per_byte > 0) cal << " warp_smem_read_ns_per_byte " << c.warp_smem_read_ns_per_byte;
+        if (c.warp_op_ns > 0) cal << " warp_op_ns " << c.warp_op_ns;
+        if (c.warp_issue_model != 0.0) cal << " warp_issue_model " << c.warp_issue_model;
+        if (c.warp_queue_model != 0.0) cal << " warp_queue_model " << c.warp_queue_model;
+        if (c.warp_load_issue_serial != 0.0) cal << " warp_load_issue_serial " << c.warp_load_issue_serial;
+    }
+    if (c.load_latency_scale != 1.0) cal << " load_latency_scale " << c.load_latency_scale;
+    if (c.load_latency_ns_per_byte > 0) cal << " load_latency_ns_per_byte " << c.load_latency_ns_per_byte;
+    if (c.load_latency_ns_per_tbps > 0) cal << " load_latency_ns_per_tbps " << c.load_latency_ns_per_tbps;
+    if (c.block_reduction_ns > 0) cal << " block_reduction_ns " << c.block_reduction_ns;
+    if (c.fragment_store_bytes_per_s > 0) cal << " fragment_store_bytes_per_s " << c.fragment_store_bytes_per_s;
+    if (c.fragment_store_issue_ns_per_byte > 0)
+        cal << " fragment_store_issue_ns_per_byte " << c.fragment_store_issue_ns_per_byte;
+    if (c.fragment_store_own_drain != 0.0) cal << " fragment_store_own_drain " << c.fragment_store_own_drain;
+    if (c.pipeline_wait_then_issue != 0.0) cal << " pipeline_wait_then_issue " << c.pipeline_wait_then_issue;
+    if (c.l2_fill_in_flight != 0.0) cal << " l2_fill_in_flight " << c.l2_fill_in_flight;
+    if (c.hbm_activations_per_s > 0) cal << " hbm_activations_per_s " << c.hbm_activations_per_s;
+    if (c.l1_random_replacement != 0.0) cal << " l1_random_replacement " << c.l1_random_replacement;
+    if (c.smem_fill_bypass != 0.0) cal << " smem_fill_bypass " << c.smem_fill_bypass;
+    if (c.l1_capacity_fraction != 1.0) cal << " l1_capacity_fraction " << c.l1_capacity_fraction;
+    if (c.l2_dirty_limit != 0.0) cal << " l2_dirty_limit " << c.l2_dirty_limit;
+    std::snprintf(buf, sizeof buf, "%016llx",
+                  static_cast<unsigned long long>(fnv1a64_text(hardware_to_json(h) + cal.str())));
+    return buf;
+}
+
 std::string profile_status(const Hardware& hw) {
     std::string line = hw.calibration.calibrated ? "calibrated" : "datasheet numbers, not calibrated";
     const auto v = hw.provenance.find("validated");
-    if (v != hw.provenance.end() && !v->second.empty()) return line + "; " + v->second;
+    if (v != hw.provenance.end() && !v->second.empty()) {
+        const auto f = hw.provenance.find("validated_fingerprint");
+        if (f == hw.provenance.end() || f->second == profile_fingerprint(hw)) return line + "; " + v->second;
+        return line + "; edited since it was validated (fingerprint " + profile_fingerprint(hw) + ", validated " +
+               f->second + "): its recorded held-out errors do not apply (run `tilescope validate`)";
+    }
     return line + (hw.calibration.calibrated
                        ? "; no held-out validation recorded (run `tilescope validate`)"
                        : "; never compared with measurements: times can be off by 40% or more (README, \"How "

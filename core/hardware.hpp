@@ -285,9 +285,17 @@ Result<Hardware> load_hardware(const std::string& spec);
 // source-tree location compiled in.
 std::string profile_dir();
 
+// FNV-1a-64 (hex) of the profile's JSON serialisation (hardware_to_json, which includes the
+// calibration) without its origin, source notes and provenance: any change of a profile number
+// or a calibrated parameter changes it, a changed note does not. Stored predictions
+// (validate --predictions) and a profile's recorded validation are tied to it.
+std::string profile_fingerprint(const Hardware& hw);
+
 // One line on how far to trust a profile's predictions, for the CLI's tables: whether it is
 // calibrated, and what `validate` measured for it on held-out cases when its provenance records
-// that (the "validated" entry), else that it was never compared with measurements.
+// that (the "validated" entry; when a "validated_fingerprint" is recorded too, only while the
+// profile's fingerprint still equals it: an edited copy is said to be edited), else that it was
+// never compared with measurements.
 std::string profile_status(const Hardware& hw);
 
 // Serialise a Hardware back to the profile JSON format (values with their source notes,

@@ -38,9 +38,8 @@ struct PredictionCache {
     std::map<std::string, CachedPrediction> cases;  // by case name
 };
 
-// FNV-1a-64 (hex) of the profile's JSON serialisation (core's hardware_to_json, which includes
-// the calibration), so any change of a profile number or a calibrated parameter shows.
-std::string profile_fingerprint(const Hardware& hw);
+// The profile fingerprint (core/hardware.hpp) that stored predictions are checked against.
+using tilescope::profile_fingerprint;
 
 // JSONL: a header line {"model", "gpu", "profile_fingerprint"} then one line per case:
 // {"case", "predicted": {quantity id: value}, "launches": [{"name", "predicted": {...}}] (cases of

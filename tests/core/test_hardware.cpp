@@ -174,3 +174,25 @@ TEST_CASE("profile_status says whether a profile is calibrated and what validati
     hw->provenance["validated"] = "";
     CHECK(profile_status(*hw) == "calibrated; no held-out validation recorded (run `tilescope validate`)");
 }
+
+TEST_CASE("a profile edited after its validation does not claim the recorded errors", "[hardware]") {
+    // Each bundled validated profile records the fingerprint it was validated with, and it is
+    // the profile's own (a note changed in provenance does not change the fingerprint).
+    for (const char* name : {"h100-sxm", "h200", "calibrated/h100-sxm", "calibrated/h200"}) {
+        auto hw = load_hardware(name);
+        REQUIRE(hw.ok());
+        REQUIRE(hw->provenance.count("validated_fingerprint") == 1);
+        CHECK(hw->provenance.at("validated_fingerprint") == profile_fingerprint(*hw));
+        hw->provenance["note"] = "copied";
+        CHECK(profile_fingerprint(*hw) == hw->provenance.at("validated_fingerprint"));
+        CHECK(profile_status(*hw).find("held out on an H") != std::string::npos);
+        // A copy with one calibrated value or one hardware number changed is edited.
+        auto edited = *hw;
+        edited.calibration.block_overhead_ns += 1;
+        edited.hbm_bandwidth_bytes_per_s *= 1.01;
+        const std::string s = profile_status(edited);
+        CHECK(s.find("held out on an H") == std::string::npos);
+        CHECK(s.find("edited since it was validated") != std::string::npos);
+        CHECK(s.find(hw->provenance.at("validated_fingerprint")) != std::string::npos);
+    }
+}
