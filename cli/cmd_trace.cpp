@@ -50,7 +50,16 @@ int run_trace(int argc, char** argv) {
     options.timeline = true;
     options.max_samples = samples;
     auto p = sim::simulate(*workload, *launches, *hw, options);
-    if (!p) return cli_fail(1, p.error().message);
+    if (!p) {
+        // The simulator refuses bad input (a shape too large to simulate, an inconsistent
+        // profile): exit 2 like `predict`. A trace is the simulator's timeline, so its
+        // suggestion of the analytic model does not apply here.
+        std::string msg = p.error().message;
+        const std::string hint = "use --model analytic, --l2 off, or a smaller shape";
+        if (const auto at = msg.find(hint); at != std::string::npos)
+            msg.replace(at, hint.size(), "use --l2 off or a smaller shape (a trace needs the simulator)");
+        return cli_fail(2, msg);
+    }
     const std::string text = sim::trace_json(*p);
     const std::string out = vm["out"].as<std::string>();
     if (Status s = write_output(out, text); !s) return cli_fail(2, s.error().message);

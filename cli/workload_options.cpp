@@ -68,6 +68,9 @@ Result<std::string> check_item(const Flag& f, const std::string& item) {
     } else if (f.kind == Kind::boolean) {
         if (item != "true" && item != "false") return make_error(flag + " expects true or false (got '" + item + "')");
     }
+    // A value no kernel family accepts (a typo, a size of 0, a tile that is not a power of two)
+    // is an input error here, before it can become a row of `sweep` marked illegal.
+    if (Status s = check_flag_value(flag, item); !s) return s.error();
     return item;
 }
 

@@ -1,6 +1,7 @@
 // Workload: enum names, defaults per kernel family, and validation of raw WorkloadSpecs.
 #include "core/workload.hpp"
 
+#include <charconv>
 #include <sstream>
 
 #include "core/metrics.hpp"
@@ -148,7 +149,7 @@ Result<Workload> make_attention(const WorkloadSpec& s, Workload w) {
         w.tile.k = static_cast<int>(s.tile_k.value_or(32));
         TS_TRY(check_pow2("--tile-m", s.tile_m.value_or(128), 16, 1024));
         TS_TRY(check_pow2("--tile-n", s.tile_n.value_or(128), 16, 1024));
-        TS_TRY(check_pow2("--tile-k", s.tile_k.value_or(32), 8, 1024));
+        TS_TRY(check_pow2("--tile-k", s.tile_k.value_or(32), 16, 1024));  // the GEMM kernel's mma k-step
         const std::int64_t stages = s.stages.value_or(2);
         TS_TRY(check_range("--stages", stages, 1, 8));
         w.tile.stages = static_cast<int>(stages);
@@ -209,9 +210,11 @@ Result<Workload> make_gemm(const WorkloadSpec& s, Workload w) {
         w.raster = *r;
     }
     const std::int64_t tm = s.tile_m.value_or(128), tn = s.tile_n.value_or(128), tk = s.tile_k.value_or(32);
-    TS_TRY(check_pow2("--tile-m", tm, 1, 1024));
-    TS_TRY(check_pow2("--tile-n", tn, 1, 1024));
-    TS_TRY(check_pow2("--tile-k", tk, 1, 1024));
+    // The tensor-core GEMM's warp tiles are multiples of 16 x 16 and its k-step one mma's 16
+    // (kernels/gemm/gemm.cuh): a smaller tile has no kernel, and its tensor work would be undercounted.
+    TS_TRY(check_pow2("--tile-m", tm, 16, 1024));
+    TS_TRY(check_pow2("--tile-n", tn, 16, 1024));
+    TS_TRY(check_pow2("--tile-k", tk, 16, 1024));
     const std::int64_t stages = s.stages.value_or(3), warps = s.warps.value_or(8);
     TS_TRY(check_range("--stages", stages, 1, 8));
     TS_TRY(check_range("--warps", warps, 1, 32));
@@ -248,6 +251,39 @@ Result<Workload> make_softmax(const WorkloadSpec& s, Workload w) {
 }
 
 }  // namespace
+
+Status check_flag_value(std::string_view flag, std::string_view value) {
+    if (flag == "--kernel") return parse_kernel_family(value) ? Status{} : Status(parse_kernel_family(value).error());
+    if (flag == "--dtype") return parse_dtype(value) ? Status{} : Status(parse_dtype(value).error());
+    if (flag == "--variant") return parse_softmax_variant(value) ? Status{} : Status(parse_softmax_variant(value).error());
+    if (flag == "--raster") return parse_raster(value) ? Status{} : Status(parse_raster(value).error());
+    struct Range {
+        const char* flag;
+        std::int64_t lo, hi;
+    };
+    static const Range ranges[] = {
+        {"--batch", 1, kMaxBatch}, {"--heads", 1, kMaxHeads},   {"--seq", 1, kMaxSeq},      {"--seq-kv", 1, kMaxSeq},
+        {"--m", 1, kMaxGemmDim},   {"--n", 1, kMaxGemmDim},     {"--k", 1, kMaxGemmDim},    {"--rows", 1, kMaxRows},
+        {"--cols", 1, kMaxCols},   {"--stages", 1, 8},          {"--warps", 1, 32}};
+    const std::string f(flag);
+    std::int64_t v = 0;
+    const bool integer = std::from_chars(value.data(), value.data() + value.size(), v).ptr == value.data() + value.size() &&
+                         !value.empty();
+    if (f == "--tile-m" || f == "--tile-n" || f == "--tile-k") {  // every family's tiles: powers of two
+        if (!integer) return make_error(f + " expects an integer (got '" + std::string(value) + "')");
+        return check_pow2(f.c_str(), v, 1, 1024);
+    }
+    if (f == "--head-dim") {
+        if (integer && (v == 16 || v == 32 || v == 64 || v == 128 || v == 256)) return {};
+        return make_error("--head-dim must be one of 16, 32, 64, 128, 256 (got " + std::string(value) + ")");
+    }
+    for (const Range& r : ranges) {
+        if (f != r.flag) continue;
+        if (!integer) return make_error(f + " expects an integer (got '" + std::string(value) + "')");
+        return check_range(r.flag, v, r.lo, r.hi);
+    }
+    return {};
+}
 
 Result<Workload> make_workload(const WorkloadSpec& s) {
     if (!s.kernel) return make_error("--kernel is required (attention-naive, attention-flash1, attention-flash2, gemm, softmax)");

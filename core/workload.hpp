@@ -78,6 +78,13 @@ struct Workload {
 // bounds, ...) and fills defaults. Error messages name the flag: "--tile-m must be > 0 (got 0)".
 Result<Workload> make_workload(const WorkloadSpec&);
 
+// One flag value on its own, before it meets the other flags: an enum that parses, a size or
+// count within the range every kernel family accepts. `flag` is "--dtype", "--m", ...; a flag
+// with no fixed domain (--causal, --persistent) or an unknown one passes. `tilescope sweep`
+// refuses such a value (exit 2) instead of turning a typo into "illegal" rows; what depends on
+// the combination (a tile that does not fit, a flag of another family) stays a row.
+Status check_flag_value(std::string_view flag, std::string_view value);
+
 // Short human label, e.g. "attention-flash2 b=4 h=16 n=4096 d=64 fp16 tile=128x64 stages=2 warps=4".
 std::string describe(const Workload&);
 

@@ -174,7 +174,7 @@ TEST_CASE("counts equal the sum of program steps: randomised (seed 1234)", "[low
             if (!*s.causal && trial % 4 == 1) s.seq_kv = range(1, 400);
             s.tile_m = pick({16, 32, 64, 128});
             s.tile_n = pick({16, 32, 64, 128});
-            if (fam == 0) s.tile_k = pick({8, 16, 32, 64});
+            if (fam == 0) s.tile_k = pick({16, 32, 64});
             if (fam == 2) s.stages = range(1, 3);
         } else if (fam == 3) {
             s.kernel = "gemm";
@@ -183,7 +183,7 @@ TEST_CASE("counts equal the sum of program steps: randomised (seed 1234)", "[low
             s.k = range(1, 300);
             s.tile_m = pick({16, 32, 64, 128});
             s.tile_n = pick({16, 32, 64, 128});
-            s.tile_k = pick({8, 16, 32, 64});
+            s.tile_k = pick({16, 32, 64});
             s.stages = range(1, 4);
             s.warps = pick({1, 2, 4, 8});
             s.raster = trial % 2 ? "row" : "column";

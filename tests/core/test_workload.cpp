@@ -123,5 +123,5 @@ TEST_CASE("validation messages name the flag and the rule", "[workload]") {
     CHECK(error_of(s) == "--dtype must be one of fp16, bf16, fp32 (got 'fp8')");
     s = spec("gemm");
     s.tile_k = 0;
-    CHECK(error_of(s) == "--tile-k must be a power of two in [1, 1024] (got 0)");
+    CHECK(error_of(s) == "--tile-k must be a power of two in [16, 1024] (got 0)");
 }
