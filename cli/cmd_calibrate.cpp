@@ -131,6 +131,8 @@ int run_calibrate(int argc, char** argv) {
     const int min_per_family = vm["min-per-family"].as<int>();
     if (min_per_family < 0 || min_per_family > 100000)
         return cli_fail(2, "calibrate: --min-per-family must be in [0, 100000] (got " + std::to_string(min_per_family) + ")");
+    if (min_per_family > 0 && max_fit_cases == 0)
+        return cli_fail(2, "calibrate: --min-per-family needs --max-fit-cases N (without it every training case is fitted)");
     if (vm.count("fit-include") != 0) {
         if (max_fit_cases == 0)
             return cli_fail(2, "calibrate: --fit-include needs --max-fit-cases N (without it every training case is fitted)");
@@ -223,6 +225,7 @@ int run_calibrate(int argc, char** argv) {
                                std::to_string(co.within_sweep_weight) + ")");
     co.time_budget_s = vm["fit-budget-s"].as<double>();
     if (!(co.time_budget_s >= 0)) return cli_fail(2, "calibrate: --fit-budget-s must be >= 0");
+    co.progress = [](const std::string& line) { std::cerr << "calibrate: " << line << std::endl; };
     const std::string model = vm["model"].as<std::string>();
     co.provenance["calibrated_date"] = validate::utc_now_iso();
     co.provenance["calibrate_commit"] = validate::build_commit();

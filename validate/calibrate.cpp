@@ -267,19 +267,32 @@ struct LrcFit {
     double mape_before = 0, mape_after = 0;
     std::size_t cases = 0;
 };
-bool fit_lrc(const Dataset& data, const Hardware& hw, const Predictor& predict, int jobs, LrcFit& fit) {
-    std::vector<const Case*> cases;
-    std::vector<double> meas;
+// max_cases > 0 takes the max_cases cheapest of them to simulate (calibrate --max-fit-cases
+// bounds this fit too: it predicts every case at 33 points).
+bool fit_lrc(const Dataset& data, const Hardware& hw, const Predictor& predict, int jobs, std::size_t max_cases,
+             const std::function<void(const std::string&)>& progress, LrcFit& fit) {
+    std::vector<std::pair<double, const Case*>> by_cost;
     for (const auto& c : data.cases) {
         const KernelFamily k = c.measured.workload.kernel;
         if (c.split != Split::train || (k != KernelFamily::attention_flash2 && k != KernelFamily::gemm)) continue;
         const double m = quantity_of(c.measured, Quantity::lts_bytes);
-        if (std::isfinite(m) && m > 0) {
-            cases.push_back(&c);
-            meas.push_back(m);
-        }
+        if (std::isfinite(m) && m > 0) by_cost.emplace_back(simulation_cost(c.measured.workload, hw), &c);
+    }
+    if (max_cases > 0 && max_cases < by_cost.size()) {
+        std::stable_sort(by_cost.begin(), by_cost.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        by_cost.resize(max_cases);
+    }
+    std::vector<const Case*> cases;
+    std::vector<double> meas;
+    for (const auto& [cost, c] : by_cost) {
+        cases.push_back(c);
+        meas.push_back(quantity_of(c->measured, Quantity::lts_bytes));
     }
     if (cases.empty()) return false;
+    if (progress)
+        progress("fitting the L2 request coalescer (lrc_*) on the L2 bytes of " + std::to_string(cases.size()) +
+                 " training FlashAttention-2 and GEMM cases: " + std::to_string(33 * cases.size()) +
+                 " simulations (--no-lrc-fit skips it)");
     constexpr int kGrid = 16;
     constexpr double kStep = 0.002;
     std::vector<Hardware> hws(1 + 2 * kGrid, hw);
@@ -496,7 +509,9 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
     // uses the time parameters of the start point (the previous fit's when a calibrated
     // profile is refitted); they move a case's merged share only through the join window.
     LrcFit lrc;
-    if (options.fit_lrc && fit_lrc(data, r.hw, predict, options.jobs, lrc)) {
+    if (options.fit_lrc &&
+        fit_lrc(data, r.hw, predict, options.jobs, static_cast<std::size_t>(std::max(0, options.max_fit_cases)),
+                options.progress, lrc)) {
         cal.lrc_in_step_one_block = std::round(lrc.one * 1e4) / 1e4;
         cal.lrc_in_step_several_blocks = std::round(lrc.several * 1e4) / 1e4;
         cal.lrc_lock_loss_per_iteration = lrc.loss;
@@ -588,6 +603,14 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
     std::vector<double> measured;
     for (const Case* c : train) measured.push_back(quantity_of(c->measured, Quantity::time));
 
+    if (options.progress) {
+        std::string names;
+        for (const auto& f : fit) names += (names.empty() ? "" : ", ") + f;
+        options.progress("time fit on " + std::to_string(train.size()) + " training cases" +
+                         (fit.empty() ? std::string(" (nothing to fit)") : ", fitting " + names) +
+                         "; at most " + std::to_string(options.max_evaluations) + " points" +
+                         (options.time_budget_s > 0 ? " or " + sci(options.time_budget_s) + " s" : std::string()));
+    }
     const std::vector<double> before = predict_times(train, r.hw, predict, options.jobs).time;
     // Cases the model cannot predict at the starting point are left out of the fit.
     {
@@ -706,7 +729,12 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
                                     (ws > 0 ? " plus " + sci(ws) + " x its within-sweep deviation for the " +
                                                   std::to_string(r.within_sweep_cases) + " in sweeps of two or more"
                                             : std::string()) +
-                                    " (" + method_name(options.method) + ", " + std::to_string(m.evaluations) + " evaluations)"});
+                                    " (" + method_name(options.method) + ", " + std::to_string(m.evaluations) +
+                                    " evaluations" +
+                                    (r.converged ? std::string()
+                                                 : r.budget_exhausted ? "; stopped by --fit-budget-s, not converged"
+                                                                      : "; stopped by --max-evals, not converged") +
+                                    ")"});
     cal.calibrated = true;
 
     const std::vector<double> after = predict_times(train, r.hw, predict, options.jobs).time;

@@ -32,6 +32,7 @@
 // No per-case or per-family parameter exists: every case sees the same calibrated GPU.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -93,6 +94,9 @@ struct CalibrateOptions {
     // After the time fit, fit the simulator's L2 request coalescer (Calibration::lrc_*) to the
     // lts__t_bytes of the training FlashAttention-2 and GEMM cases (see fit_lrc()).
     bool fit_lrc = true;
+    // Progress lines ("fitting the L2 request coalescer on 74 cases ...", "time fit: ..."),
+    // for the CLI's stderr; none when empty.
+    std::function<void(const std::string&)> progress;
     // Weight of the within-sweep residuals (0 = none, the default). The tool's main use is
     // choosing a tile, which depends on the times of one sweep relative to each other, not on
     // their common level. With w > 0 every fit case of a sweep with at least two fit cases adds

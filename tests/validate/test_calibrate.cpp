@@ -466,6 +466,25 @@ TEST_CASE("calibrate fits the L2 request coalescer to the training cases' L2 byt
     CHECK(none->hw.calibration.lrc_in_step_one_block == 0);
     CHECK(none->hw.calibration.lrc_in_step_several_blocks == 0);
     CHECK(none->lrc_cases == 0);
+
+    // --max-fit-cases bounds the coalescer fit as well (its cheapest cases), and each stage
+    // reports progress; one evaluation is labelled as not converged, not as a fit.
+    o.max_fit_cases = 4;
+    o.max_evaluations = 1;
+    std::vector<std::string> lines;
+    o.progress = [&](const std::string& line) { lines.push_back(line); };
+    auto capped = calibrate(d, base, predict, o);
+    REQUIRE(capped.ok());
+    CHECK(capped->lrc_cases == 4);
+    CHECK(r->lrc_cases > 4);
+    REQUIRE(lines.size() == 2);
+    CHECK(lines[0].find("L2 request coalescer") != std::string::npos);
+    CHECK(lines[0].find(" 4 training") != std::string::npos);
+    CHECK(lines[1].find("time fit on 4 training cases") != std::string::npos);
+    const auto lo = std::find_if(capped->parameters.begin(), capped->parameters.end(),
+                                 [](const auto& p) { return p.name == "launch_overhead_ns"; });
+    REQUIRE(lo != capped->parameters.end());
+    CHECK(lo->how.find("stopped by --max-evals, not converged") != std::string::npos);
 }
 
 TEST_CASE("extra training cases (--also-train) join the fit whole and may not touch held-out sweeps",
