@@ -240,7 +240,8 @@ int run_calibrate(int argc, char** argv) {
 
     const std::string profile = validate::calibrated_profile_json(*r);
     if (vm.count("out") == 0) {
-        std::cout << profile;
+        std::cout << profile << std::flush;
+        if (!std::cout) return cli_fail(2, "calibrate: cannot write to standard output");
         std::cerr << validate::fit_report_table(*r);
         return 0;
     }

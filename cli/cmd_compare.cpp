@@ -101,6 +101,7 @@ int run_compare(int argc, char** argv) {
     const std::string model = vm["model"].as<std::string>();
     auto model_options = model_options_from(vm);
     if (!model_options) return cli_fail(2, model_options.error().message);
+    if (Status s = model_accepts(model, *model_options); !s) return cli_fail(2, s.error().message);
     auto naive = predict_with_model(model, *naive_w, *hw, *model_options);
     if (!naive) return cli_fail(2, "attention-naive: " + naive.error().message);
     auto fused = predict_with_model(model, *fused_w, *hw, *model_options);

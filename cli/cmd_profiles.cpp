@@ -54,6 +54,9 @@ int run_profiles(int argc, char** argv) {
         return 0;
     }
 
+    if (list_bundled_profiles().empty())
+        return cli_fail(2, "no profile found in " + profile_dir() +
+                               " (set TILESCOPE_PROFILE_DIR to the directory that holds the profile JSON files)");
     boost::json::array rows;
     std::string table = "profile              GPU                             SMs  HBM GB/s  L2 MB  smem/SM KB  "
                         "smem/block B  FP16 tensor TFLOP/s  calibrated\n";

@@ -132,6 +132,7 @@ int run_sweep(int argc, char** argv) {
     const std::string model = vm["model"].as<std::string>();
     auto model_options = model_options_from(vm);
     if (!model_options) return cli_fail(2, model_options.error().message);
+    if (Status s = model_accepts(model, *model_options); !s) return cli_fail(2, s.error().message);
     const auto models = available_models();
     if (std::find(models.begin(), models.end(), model) == models.end()) {
         std::string list;
@@ -215,7 +216,8 @@ int run_sweep(int argc, char** argv) {
         for (std::size_t i = 0; i < held_rows.size(); ++i) out << with_rank(held_rows[i], jsonl, rank[i], over[i]) << "\n";
     }
     out.flush();
-    if (!out) return cli_fail(2, "--out: cannot write '" + out_path + "'");
+    if (!out)
+        return cli_fail(2, file.is_open() ? "--out: cannot write '" + out_path + "'" : std::string("cannot write to standard output"));
     if (progress) std::cerr << "\rsweep: " << total << " configurations, " << ok_rows << " ok, " << total - ok_rows
                             << " illegal\n";
     return 0;

@@ -179,7 +179,8 @@ int run_validate(int argc, char** argv) {
     else text = validate::report_markdown(*report, plots);
 
     if (out_file.empty()) {
-        std::cout << text;
+        std::cout << text << std::flush;
+        if (!std::cout) return cli_fail(2, "validate: cannot write to standard output");
     } else {
         if (!write_file(out_file, text)) return cli_fail(2, "validate: cannot write " + out_file.string());
         std::cout << "wrote " << out_file.string();

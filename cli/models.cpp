@@ -18,6 +18,14 @@ std::vector<std::string> available_models() {
 
 std::string default_model() { return available_models().front(); }
 
+Status model_accepts(const std::string& model, const ModelOptions& options) {
+    if (model != "analytic" || options.sim_only_flags.empty()) return {};
+    std::string list;
+    for (const auto& f : options.sim_only_flags) list += (list.empty() ? "" : ", ") + f;
+    return make_error(list + (options.sim_only_flags.size() == 1 ? " applies" : " apply") +
+                      " to --model sim only (the analytic model has no L2 and no timeline)");
+}
+
 Result<Prediction> predict_with_model(const std::string& model, const Workload& workload, const Hardware& hw,
                                       bool with_timeline) {
     ModelOptions options;
@@ -28,6 +36,7 @@ Result<Prediction> predict_with_model(const std::string& model, const Workload& 
 Result<Prediction> predict_with_model(const std::string& model, const Workload& workload, const Hardware& hw,
                                       const ModelOptions& options) {
     if (model == "analytic") {
+        if (Status s = model_accepts(model, options); !s) return s.error();
         auto launches = lower(workload, hw);
         if (!launches) return launches.error();
         return analytic(workload, *launches, hw);
@@ -61,9 +70,16 @@ Result<ModelOptions> model_options_from(const boost::program_options::variables_
         if (v == "on") o.l2 = true;
         else if (v == "off") o.l2 = false;
         else return make_error("--l2 must be on or off (got '" + v + "')");
+        if (!vm["l2"].defaulted()) o.sim_only_flags.push_back("--l2");
     }
-    if (vm.count("timeline")) o.timeline = true;
-    if (vm.count("exact")) o.exact = true;
+    if (vm.count("timeline")) {
+        o.timeline = true;
+        o.sim_only_flags.push_back("--timeline");
+    }
+    if (vm.count("exact")) {
+        o.exact = true;
+        o.sim_only_flags.push_back("--exact");
+    }
     return o;
 }
 

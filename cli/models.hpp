@@ -31,9 +31,14 @@ struct ModelOptions {
     bool timeline = false;
     bool l2 = true;
     bool exact = false;
+    // The simulator-only flags given on the command line ("--l2", "--exact", "--timeline"):
+    // the analytic model refuses them rather than ignore them.
+    std::vector<std::string> sim_only_flags;
 };
 Result<Prediction> predict_with_model(const std::string& model, const Workload& workload, const Hardware& hw,
                                       const ModelOptions& options);
+// Whether `model` takes these options (the analytic model refuses simulator-only flags).
+Status model_accepts(const std::string& model, const ModelOptions& options);
 
 // Adds "--l2 on|off" (simulator only; default on) and "--exact" to a command's options, and reads
 // them back.

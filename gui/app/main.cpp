@@ -11,23 +11,51 @@
 #include "gui/views/workload_panel.hpp"
 
 int main(int argc, char** argv) {
-    QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("tilescope"));
     QApplication::setApplicationName(QStringLiteral("tilescope-gui"));
     QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("tilescope: GPU memory-hierarchy explorer for tiled kernels"));
-    parser.addHelpOption();
-    parser.addVersionOption();
+    const QCommandLineOption help({QStringLiteral("h"), QStringLiteral("help")}, QStringLiteral("show this help"));
+    const QCommandLineOption version(QStringLiteral("version"), QStringLiteral("show the version"));
     const QCommandLineOption profile({QStringLiteral("p"), QStringLiteral("profile")},
                                      QStringLiteral("GPU profile: bundled name (a100-40gb, ...) or a JSON file"), QStringLiteral("profile"));
     const QCommandLineOption measurement({QStringLiteral("m"), QStringLiteral("measurement")},
                                          QStringLiteral("overlay a `tilescope measure --format json` file"), QStringLiteral("file"));
     const QCommandLineOption model(QStringLiteral("model"), QStringLiteral("sim or analytic"), QStringLiteral("model"));
     const QCommandLineOption fresh(QStringLiteral("fresh"), QStringLiteral("ignore the remembered workload and window layout"));
-    parser.addOptions({profile, measurement, model, fresh});
-    parser.process(app);
+    parser.addOptions({help, version, profile, measurement, model, fresh});
+    // The command line is read before the application (and its display connection) exists, so
+    // --help works without a display and bad options exit 2 like the CLI's, with one line.
+    QStringList args;
+    for (int i = 0; i < argc; ++i) args << QString::fromLocal8Bit(argv[i]);
+    if (!parser.parse(args)) {
+        std::fprintf(stderr, "tilescope-gui: error: %s\n", qPrintable(parser.errorText()));
+        return 2;
+    }
+    if (!parser.positionalArguments().isEmpty()) {
+        std::fprintf(stderr, "tilescope-gui: error: unexpected argument '%s'\n",
+                     qPrintable(parser.positionalArguments().front()));
+        return 2;
+    }
+    if (parser.isSet(help)) {
+        QString text = parser.helpText();  // without an application object Qt cannot name the program
+        text.replace(QStringLiteral("<executable_name>"), QStringLiteral("tilescope-gui"));
+        std::fputs(qPrintable(text), stdout);
+        return 0;
+    }
+    if (parser.isSet(version)) {
+        std::printf("tilescope-gui %s\n", qPrintable(QApplication::applicationVersion()));
+        return 0;
+    }
+    if (parser.isSet(model) && parser.value(model) != QStringLiteral("sim") &&
+        parser.value(model) != QStringLiteral("analytic")) {
+        std::fprintf(stderr, "tilescope-gui: error: --model must be sim or analytic (got '%s')\n",
+                     qPrintable(parser.value(model)));
+        return 2;
+    }
+    QApplication app(argc, argv);
 
     auto* window = new tilescope::gui::MainWindow(!parser.isSet(fresh));  // settings are saved in its closeEvent
     if (parser.isSet(model)) window->panel()->setModel(parser.value(model));

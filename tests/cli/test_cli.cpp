@@ -101,12 +101,18 @@ TEST_CASE("bad input: exit code 2 and one error line", "[cli]") {
              "sweep --kernel softmax --variant safe,onlien",
              "predict --kernel gemm --tile-m 8",
              "predict --kernel gemm --tile-k 8",
+             // simulator-only flags with the analytic model are refused, not ignored
+             "predict --kernel gemm --model analytic --exact",
+             "predict --kernel gemm --model analytic --timeline",
+             "sweep --kernel gemm --model analytic --l2 off",
+             "compare --model analytic --exact",
              // too large to simulate: the simulator's refusal is bad input (2), with a hint that fits trace
              "trace --kernel gemm --m 65536 --n 65536 --k 65536",
              "compare --kernel gemm",
              "compare --fused attention-flash7",
              "compare --seq 0",
              "profiles --format yaml",
+             "predict --kernel gemm --gpu h100-sxm --format json --out /dev/full",
              "bench --seconds -1",
              "calibrate --gpu h100-sxm --cases-matching softmax",
              "calibrate --gpu h100-sxm --measure-dataset /tmp/x.jsonl --cases-matching ''",
