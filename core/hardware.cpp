@@ -270,6 +270,31 @@ public:
             hw.calibration.*(it->member) = *nv;
         }
         hw.calibration.calibrated = true;
+        // The warp model's forms exclude each other (simulator/launch_engine.cpp): checked here,
+        // when the file is read, so that `profiles --show` and the analytic model refuse the
+        // profile too, with the field's path.
+        const Calibration& c = hw.calibration;
+        auto num = [](double x) {
+            std::ostringstream os;
+            os << x;
+            return os.str();
+        };
+        if (c.warp_issue_model != 0.0 && c.warp_overlap_exponent != 1.0)
+            return fail("$.calibration.warp_overlap_exponent",
+                        "must be 1 with warp_issue_model 1 (got " + num(c.warp_overlap_exponent) +
+                            "; the issue form has no overlap exponent)");
+        if (c.warp_queue_model != 0.0 && (c.warp_overlap_exponent != 1.0 || c.warp_issue_model != 0.0))
+            return fail("$.calibration.warp_queue_model",
+                        "1 needs warp_overlap_exponent 1 and warp_issue_model 0 (got " + num(c.warp_overlap_exponent) +
+                            " and " + num(c.warp_issue_model) + ")");
+        if (c.warp_load_issue_serial != 0.0 && (c.warp_issue_model != 0.0 || c.warp_queue_model != 0.0))
+            return fail("$.calibration.warp_load_issue_serial",
+                        "1 needs warp_issue_model 0 and warp_queue_model 0 (got " + num(c.warp_issue_model) + " and " +
+                            num(c.warp_queue_model) + "; their issue term already queues the loads)");
+        if (c.fragment_store_own_drain != 0.0 && !(c.fragment_store_bytes_per_s > 0))
+            return fail("$.calibration.fragment_store_own_drain",
+                        "1 needs fragment_store_bytes_per_s > 0 (the drain's rate; got " +
+                            num(c.fragment_store_bytes_per_s) + ")");
         return {};
     }
 

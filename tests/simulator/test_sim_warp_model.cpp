@@ -345,6 +345,11 @@ TEST_CASE("warp model, issue form: the flag is optional, 0 or 1, excludes the ov
     REQUIRE_FALSE(both.ok());
     CHECK(both.error().message.find("warp_overlap_exponent") != std::string::npos);
     CHECK(both.error().message.find("warp_issue_model") != std::string::npos);
+    // A profile file with both is refused when it is read, naming the field's path.
+    auto file = parse_hardware(hardware_to_json(hw), "both.json");
+    REQUIRE_FALSE(file.ok());
+    CHECK(file.error().message.find("profile both.json: $.calibration.warp_overlap_exponent: must be 1 with "
+                                    "warp_issue_model 1 (got 0.6;") == 0);
 }
 
 // The queue form (Calibration::warp_queue_model = 1, docs/validation change 26): a phase of an
