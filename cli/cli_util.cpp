@@ -29,7 +29,9 @@ Status write_output(const std::string& path, const std::string& text) {
 Status parse_command_line(int argc, char** argv, const po::options_description& options, po::variables_map& vm) {
     try {
         const po::positional_options_description no_positionals;  // stray words are errors
-        po::store(po::command_line_parser(argc, argv).options(options).positional(no_positionals).run(), vm);
+        // No guessing of abbreviations: `compare --m 5` must be an unknown option, not --model 5.
+        const int style = po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
+        po::store(po::command_line_parser(argc, argv).options(options).positional(no_positionals).style(style).run(), vm);
         po::notify(vm);
     } catch (const po::error& e) {
         return make_error(e.what());

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <sstream>
 
 #include "cli/cli_util.hpp"
 #include "cli/commands.hpp"
@@ -58,7 +59,11 @@ int run_bench(int argc, char** argv) {
         return 0;
     }
     const double seconds = vm["seconds"].as<double>();
-    if (!(seconds > 0 && seconds <= 600)) return cli_fail(2, "--seconds must be in (0, 600]");
+    if (!(seconds > 0 && seconds <= 600)) {
+        std::ostringstream got;
+        got << seconds;
+        return cli_fail(2, "--seconds must be in (0, 600] (got " + got.str() + ")");
+    }
     auto hw = load_hardware(vm["gpu"].as<std::string>());
     if (!hw) return cli_fail(2, hw.error().message);
     const std::string model = vm["model"].as<std::string>();

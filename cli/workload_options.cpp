@@ -139,9 +139,10 @@ Result<std::vector<std::string>> expand_values(const std::string& flag, const st
     return out;
 }
 
-po::options_description workload_options(const std::string& caption) {
+po::options_description workload_options(const std::string& caption, const std::set<std::string>& omit) {
     po::options_description d(caption);
     for (const Flag& f : flags()) {
+        if (omit.count(f.name) != 0) continue;
         if (f.kind == Kind::boolean)
             d.add_options()(f.name, po::value<std::string>()->implicit_value("true"), f.help);
         else

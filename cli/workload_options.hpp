@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <string>
+#include <set>
 #include <vector>
 
 #include "core/result.hpp"
@@ -21,7 +22,9 @@ namespace tilescope {
 
 // --kernel --dtype --batch --heads --seq --seq-kv --head-dim --causal --m --n --k --rows --cols
 // --variant --tile-m --tile-n --tile-k --stages --warps --raster --persistent
-boost::program_options::options_description workload_options(const std::string& caption = "Workload");
+// `omit`: flags (without "--") a command does not take, left out of its options and --help.
+boost::program_options::options_description workload_options(const std::string& caption = "Workload",
+                                                              const std::set<std::string>& omit = {});
 
 // One value per flag (a list or range is an error that points to `tilescope sweep`).
 Result<WorkloadSpec> workload_spec_from(const boost::program_options::variables_map& vm);

@@ -479,7 +479,9 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
         if (std::find(fit.begin(), fit.end(), name) == fit.end())
             return make_error("calibrate: --start gives '" + name + "', which is not fitted (fitted: " + fitted + ")");
         if (!(value > 0) || !std::isfinite(value) || (is_efficiency(name) && value > 1))
-            return make_error("calibrate: --start " + name + " must be in (0, 1] for an efficiency, > 0 for an overhead");
+            return make_error("calibrate: --start " + name + " must be " +
+                              (is_efficiency(name) ? std::string("in (0, 1] (an efficiency)") : std::string("> 0")) +
+                              " (got " + sci(value) + ")");
     }
     // Extra training cases (--also-train) must not repeat a case of the data set or share a
     // held-out sweep's shape; checked before any simulation runs.

@@ -111,6 +111,8 @@ TEST_CASE("bad input: exit code 2 and one error line", "[cli]") {
              "compare --kernel gemm",
              "compare --fused attention-flash7",
              "compare --seq 0",
+             "compare --m 5",  // not an abbreviation of --model: compare has no --m
+             "predict --kernel gemm --form json",  // no guessed abbreviations
              "profiles --format yaml",
              "predict --kernel gemm --gpu h100-sxm --format json --out /dev/full",
              "bench --seconds -1",
