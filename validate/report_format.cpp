@@ -313,6 +313,9 @@ std::string report_table(const Report& r) {
         }
         o << "\n";
     }
+    if (!r.launches_unpaired.empty())
+        o << r.launches_unpaired.size() << " case(s) compared as a whole only: their measured launches differ from "
+          << "the model's in number or name (first: " << r.launches_unpaired.front() << ")\n\n";
     o << "tile sweeps (" << r.split_filter << "):\n";
     o << pad("split", 9) << pad("n", 4) << pad("Spearman", 10) << pad("regret", 10) << "sweep\n";
     for (const auto& w : r.sweeps) {
@@ -364,6 +367,9 @@ std::string report_json(const Report& r) {
                                           {"train", json::object{{"quantities", summary_json(l.train).at("quantities")}}},
                                           {"heldout", json::object{{"quantities", summary_json(l.heldout).at("quantities")}}}};
     o["launches"] = std::move(launches);
+    json::array unpaired;
+    for (const auto& n : r.launches_unpaired) unpaired.push_back(json::value(n));
+    o["launches_unpaired"] = std::move(unpaired);
     json::array sweeps;
     for (const auto& w : r.sweeps) {
         if (!selected(w.split, r.split_filter)) continue;

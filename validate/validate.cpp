@@ -59,6 +59,11 @@ std::vector<LaunchPair> pair_launches(const Measurement& m, const LaunchValues* 
     return out;
 }
 
+bool unpaired(const Measurement& m, std::size_t predicted_launches, const std::vector<LaunchPair>& paired) {
+    return paired.empty() && !m.launches.empty() && predicted_launches > 0 &&
+           (m.launches.size() >= 2 || predicted_launches >= 2);
+}
+
 bool same_value(double a, double b) {
     if (std::isnan(a) && std::isnan(b)) return true;
     return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b));
@@ -287,6 +292,7 @@ Result<Report> run_validation(const Dataset& data, const Hardware& hw, const std
                 out.predicted[q] = quantity_of(*p, static_cast<Quantity>(q));
             const LaunchValues lv = launch_values(*p);
             out.launches = pair_launches(c.measured, &lv);
+            out.launches_unpaired = unpaired(c.measured, lv.size(), out.launches);
         }
     };
     const int jobs = std::max(1, options.jobs);
@@ -323,7 +329,13 @@ Result<Report> run_validation(const Dataset& data, const Hardware& hw, const std
             }
             out.predicted = it->second.predicted;
             out.error = it->second.error;
-            if (out.error.empty()) out.launches = pair_launches(c.measured, &it->second.launches);
+            if (out.error.empty()) {
+                out.launches = pair_launches(c.measured, &it->second.launches);
+                // A stored file without per-launch values (written before they were kept) is not
+                // a mismatch: the report says that it lacks them.
+                if (!it->second.launches.empty())
+                    out.launches_unpaired = unpaired(c.measured, it->second.launches.size(), out.launches);
+            }
         }
         if (missing > 0 && cache_problem.empty())
             cache_problem = std::to_string(missing) + " cases are missing from the stored predictions";
@@ -395,6 +407,8 @@ Result<Report> run_validation(const Dataset& data, const Hardware& hw, const std
         f.heldout = pick_family(Split::heldout);
     }
     r.launches = summarize_launches(r.cases);
+    for (const auto& c : r.cases)
+        if (c.launches_unpaired) r.launches_unpaired.push_back(c.name);
     r.train = pick(Split::train);
     r.heldout = pick(Split::heldout);
     r.all = summarize(r.cases, r.sweeps);

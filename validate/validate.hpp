@@ -66,6 +66,9 @@ struct CaseResult {
     // Per launch, for cases of two or more measured launches whose predicted launches match them
     // by name (empty otherwise).
     std::vector<LaunchPair> launches;
+    // The measurement or the prediction has two or more launches, both have launches, and they
+    // do not match by number and name: the case is compared as a whole only (the report says so).
+    bool launches_unpaired = false;
 };
 
 struct QuantitySummary {
@@ -149,6 +152,7 @@ struct Report {
     std::string baseline;             // origin of the applied baseline, empty if none
     std::vector<FamilySummary> families;  // per kernel family (held-out and train)
     std::vector<LaunchSummary> launches;  // per launch of multi-launch cases, in first-seen order
+    std::vector<std::string> launches_unpaired;  // names of the cases with launches_unpaired
     std::vector<std::string> skipped;     // dataset lines that were not cases
     std::map<std::string, std::string> provenance;  // of the measurements
 };

@@ -543,6 +543,13 @@ TEST_CASE("validate: launches of multi-launch cases are compared one by one", "[
     CHECK(other->launches.empty());
     for (const auto& c : other->cases) CHECK(c.launches.empty());
     CHECK(report_table(*other).find("per launch") == std::string::npos);
+    // ... and the report says so, naming the cases
+    CHECK(other->launches_unpaired.size() == other->cases.size());
+    CHECK(report_table(*other).find(std::to_string(other->cases.size()) +
+                                    " case(s) compared as a whole only: their measured launches differ") !=
+          std::string::npos);
+    CHECK(boost::json::parse(report_json(*other)).at("launches_unpaired").as_array().size() == other->cases.size());
+    CHECK(r->launches_unpaired.empty());
 }
 
 TEST_CASE("stored predictions: per-launch values round trip and are checked", "[validate][cache]") {
