@@ -164,6 +164,38 @@ std::optional<std::int64_t> as_integer(const json::value& v) {
     return std::nullopt;
 }
 
+// A range no GPU leaves, by the unit in the field's name: it catches a value in the wrong unit or
+// a typo (1e-300 B/s, a latency of 1e308 ns) that the sign rules let through and that would make
+// every prediction infinite or the simulator never finish. Empty when the value is plausible.
+std::string implausible(const std::string& name, double v) {
+    auto ends = [&](const char* suffix) {
+        const std::string s(suffix);
+        return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0;
+    };
+    double lo = 0, hi = 0;
+    const char* what = "";
+    if (ends("_ns_per_byte") || ends("_ns_per_tbps")) {
+        lo = 0, hi = 1e6, what = "ns per unit";
+    } else if (ends("_ns")) {
+        lo = 0, hi = 1e9, what = "ns (one second)";
+    } else if (ends("_per_s") || ends("_hz")) {
+        lo = 1e3, hi = 1e18, what = "per second";
+    } else if (ends("_efficiency")) {
+        lo = 1e-6, hi = 1, what = "of peak";
+    } else if (ends("_per_cycle_per_sm") || ends("_per_cycle_per_warp") || ends("_bytes_per_cycle")) {
+        lo = 1e-3, hi = 1e9, what = "per cycle";
+    } else if (name == "load_latency_scale") {
+        lo = 1e-6, hi = 1e6, what = "(a multiple)";
+    } else {
+        return {};
+    }
+    if (v == 0 || (v >= lo && v <= hi)) return {};
+    std::ostringstream os;
+    os << "must be 0 or in [" << lo << ", " << hi << "] " << what << " (got " << v
+       << "): no GPU is this slow or fast; is the unit right?";
+    return os.str();
+}
+
 class Parser {
 public:
     explicit Parser(std::string origin) : origin_(std::move(origin)) {}
@@ -220,6 +252,7 @@ public:
             auto nv = as_number(*value);
             if (!nv || !std::isfinite(*nv) || (positive ? *nv <= 0 : *nv < 0))
                 return fail(vpath, std::string(num_rule) + " (got " + show(*value) + ")");
+            if (std::string why = implausible(spec.name, *nv); !why.empty()) return fail(vpath, why);
             hw.*std::get<double Hardware::*>(spec.member) = *nv;
             return {};
         }
@@ -267,6 +300,7 @@ public:
             } else if (!nv || !std::isfinite(*nv) || *nv < 0) {
                 return fail(path, "must be a non-negative number (got " + show(*val) + ")");
             }
+            if (std::string why = implausible(key, *nv); !why.empty()) return fail(path, why);
             hw.calibration.*(it->member) = *nv;
         }
         hw.calibration.calibrated = true;

@@ -196,3 +196,37 @@ TEST_CASE("a profile edited after its validation does not claim the recorded err
         CHECK(s.find(hw->provenance.at("validated_fingerprint")) != std::string::npos);
     }
 }
+
+TEST_CASE("a profile value no GPU has (in the wrong unit, a typo) is refused with its range", "[hardware]") {
+    auto base = load_hardware("calibrated/h100-sxm");
+    REQUIRE(base.ok());
+    const std::string text = hardware_to_json(*base);
+    struct Bad {
+        const char* field;
+        const char* value;
+        const char* says;
+    };
+    for (const Bad& b : {Bad{"hbm_bandwidth_bytes_per_s", "1e-300", "must be 0 or in [1000, 1e+18] per second"},
+                         Bad{"sm_clock_hz", "0.5", "must be 0 or in [1000, 1e+18] per second"},
+                         Bad{"hbm_latency_ns", "1e308", "must be 0 or in [0, 1e+09] ns"},
+                         Bad{"kernel_launch_latency_ns", "1e12", "must be 0 or in [0, 1e+09] ns"},
+                         Bad{"smem_bandwidth_bytes_per_cycle_per_sm", "1e-300", "must be 0 or in [0.001, 1e+09] per cycle"}}) {
+        INFO(b.field);
+        json::value v = json::parse(text);
+        v.as_object()[b.field].as_object()["value"] = json::parse(b.value);
+        auto hw = parse_hardware(json::serialize(v), "bad.json");
+        REQUIRE_FALSE(hw.ok());
+        CHECK(hw.error().message.find(std::string("profile bad.json: $.") + b.field + ".value: " + b.says) == 0);
+        CHECK(hw.error().message.find("is the unit right?") != std::string::npos);
+    }
+    for (const Bad& b : {Bad{"warp_iteration_ns", "1e308", "must be 0 or in [0, 1e+09] ns"},
+                         Bad{"tensor_efficiency", "1e-308", "must be 0 or in [1e-06, 1] of peak"},
+                         Bad{"load_latency_ns_per_byte", "1e9", "must be 0 or in [0, 1e+06]"}}) {
+        INFO(b.field);
+        json::value v = json::parse(text);
+        v.as_object()["calibration"].as_object()[b.field] = json::parse(b.value);
+        auto hw = parse_hardware(json::serialize(v), "bad.json");
+        REQUIRE_FALSE(hw.ok());
+        CHECK(hw.error().message.find(std::string("profile bad.json: $.calibration.") + b.field + ": " + b.says) == 0);
+    }
+}
