@@ -18,6 +18,12 @@ namespace json = boost::json;
 
 namespace {
 
+std::string sci_text(double v) {
+    std::ostringstream os;
+    os << v;
+    return os.str();
+}
+
 std::string string_field(const json::object& o, const char* key) {
     const auto* v = o.if_contains(key);
     if (v != nullptr && v->is_string()) return std::string(v->as_string());
@@ -67,6 +73,43 @@ std::optional<std::string> whole_file_as_jsonl(const std::string& text) {
 }
 }  // namespace
 
+namespace {
+// What a measurement must hold beyond what core's reader checks: every workload field its kernel
+// family uses (a missing size would otherwise be predicted at its default), launches as an
+// array, a time of at least 1 ns (no kernel is shorter; a tiny time would overflow the
+// relative error), and byte counts that are 0 or at least 1 (counters count whole bytes).
+Status check_measurement(const json::object& o, const Measurement& m) {
+    const json::object& given = o.at("workload").as_object();
+    const json::value full = json::parse(workload_json(m.workload));
+    for (const auto& kv : full.as_object())
+        if (given.if_contains(kv.key()) == nullptr)
+            return make_error("$.workload." + std::string(kv.key()) +
+                              ": missing (a measurement states every field of its workload; it would be predicted at " +
+                              json::serialize(kv.value()) + ")");
+    if (const auto* ls = o.if_contains("launches"); ls != nullptr && !ls->is_array())
+        return make_error("$.launches must be an array of launches (got " + json::serialize(*ls) + ")");
+    auto check_metrics = [](const Metrics& mm, const std::string& where) -> Status {
+        const double t = mm[Metric::gpu_time_duration];
+        if (!std::isnan(t) && t < 1.0)
+            return make_error(where + ".gpu__time_duration.sum: a measured time must be at least 1 ns (got " + sci_text(t) + ")");
+        for (const Metric b : {Metric::dram_bytes_read, Metric::dram_bytes_write, Metric::lts_t_bytes, Metric::smem_bytes_read,
+                               Metric::smem_bytes_write}) {
+            const double v = mm[b];
+            if (!std::isnan(v) && v > 0 && v < 1)
+                return make_error(where + "." + std::string(metric_name(b)) + ": a byte count is 0 or at least 1 (got " +
+                                  sci_text(v) + ")");
+        }
+        return {};
+    };
+    const double t = m.total[Metric::gpu_time_duration];
+    if (std::isnan(t)) return make_error("$.total.metrics.gpu__time_duration.sum: a measurement needs a time (got null)");
+    if (Status st = check_metrics(m.total, "$.total.metrics"); !st) return st;
+    for (std::size_t i = 0; i < m.launches.size(); ++i)
+        if (Status st = check_metrics(m.launches[i].metrics, "$.launches[" + std::to_string(i) + "].metrics"); !st) return st;
+    return {};
+}
+}  // namespace
+
 Result<Dataset> parse_dataset(const std::string& jsonl_text, const std::string& origin) {
     if (auto lines = whole_file_as_jsonl(jsonl_text); lines && *lines != jsonl_text)
         return parse_dataset(*lines, origin);
@@ -99,6 +142,8 @@ Result<Dataset> parse_dataset(const std::string& jsonl_text, const std::string& 
             d.microbench.push_back(std::move(m));
             continue;
         }
+        if (const auto* st = o.if_contains("status"); st != nullptr && !st->is_string())
+            return make_error(where + ": $.status must be a string (\"ok\", or why the case was not measured)");
         const std::string status = string_field(o, "status");
         if (!status.empty() && status != "ok") {
             std::string reason = string_field(o, "reason");
@@ -111,9 +156,7 @@ Result<Dataset> parse_dataset(const std::string& jsonl_text, const std::string& 
         Measurement m = std::move(p).value();
         if (m.model != "measured")
             return make_error(where + ": $.model must be \"measured\" (got \"" + m.model + "\")");
-        if (const double t = m.total[Metric::gpu_time_duration]; !(t > 0))
-            return make_error(where + ": $.total.metrics.gpu__time_duration.sum: a measurement needs a time > 0 (got " +
-                              (std::isnan(t) ? std::string("null") : std::to_string(t)) + ")");
+        if (Status st = check_measurement(o, m); !st) return make_error(where + ": " + st.error().message);
         Case c;
         c.name = case_name(m.workload);
         c.key = sweep_key(m.workload);

@@ -223,6 +223,7 @@ TEST_CASE("dataset: a wrong type, a non-integer size, an unknown field or a bad 
         REQUIRE(at != std::string::npos);
         edited.replace(at, from.size(), to);
         auto d = parse_dataset(edited + "\n", "bad.jsonl");
+        INFO("replaced " << from << " with " << to);
         REQUIRE_FALSE(d.ok());
         INFO(d.error().message);
         CHECK(d.error().message.find("bad.jsonl:1") == 0);
@@ -239,7 +240,17 @@ TEST_CASE("dataset: a wrong type, a non-integer size, an unknown field or a bad 
     expect_error("\"dram__bytes_read.sum\":10000000", "\"dram__bytes_read.sum\":-5",
                  ".metrics.dram__bytes_read.sum: must be a number >= 0 or null (got -5)");
     expect_error("\"gpu__time_duration.sum\":12345", "\"gpu__time_duration.sum\":0",
-                 "gpu__time_duration.sum: a measurement needs a time > 0 (got 0");
+                 "$.total.metrics.gpu__time_duration.sum: a measured time must be at least 1 ns (got 0)");
+    expect_error("\"gpu__time_duration.sum\":12345", "\"gpu__time_duration.sum\":1E-305",
+                 "gpu__time_duration.sum: a measured time must be at least 1 ns (got 1e-305)");
+    expect_error("\"gpu__time_duration.sum\":12345", "\"gpu__time_duration.sum\":null",
+                 "$.total.metrics.gpu__time_duration.sum: a measurement needs a time (got null)");
+    expect_error("\"dram__bytes_read.sum\":10000000", "\"dram__bytes_read.sum\":1E-308",
+                 "$.total.metrics.dram__bytes_read.sum: a byte count is 0 or at least 1");
+    // a workload field its family uses, left out, is not predicted at its default
+    expect_error("\"m\":2048,", "", "$.workload.m: missing (a measurement states every field of its workload");
+    expect_error("\"launches\":[", "\"launches\":\"abc\",\"was_launches\":[", "$.launches must be an array");
+    expect_error("\"status\":\"ok\"", "\"status\":0", "$.status must be a string");
 }
 
 TEST_CASE("dataset: one measurement as `measure --format json` writes it, or an array of them", "[validate][dataset]") {
