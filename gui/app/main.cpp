@@ -28,8 +28,24 @@ int main(int argc, char** argv) {
     parser.addOptions({help, version, profile, measurement, model, fresh});
     // The command line is read before the application (and its display connection) exists, so
     // --help works without a display and bad options exit 2 like the CLI's, with one line.
+    // QApplication's own options (-platform offscreen, -style ...) are left to it: they are not
+    // ours to refuse (Qt documents them for every application).
+    static const QStringList qt_with_value = {"platform", "platformpluginpath", "platformtheme", "plugin", "style",
+                                              "stylesheet", "session", "display", "geometry", "qwindowgeometry",
+                                              "qwindowicon", "qwindowtitle", "fontengine"};
+    static const QStringList qt_flags = {"reverse", "widgetcount", "nograb", "dograb", "sync"};
     QStringList args;
-    for (int i = 0; i < argc; ++i) args << QString::fromLocal8Bit(argv[i]);
+    for (int i = 0; i < argc; ++i) {
+        const QString a = QString::fromLocal8Bit(argv[i]);
+        QString name = a;
+        while (name.startsWith(QLatin1Char('-'))) name.remove(0, 1);
+        if (i > 0 && a.startsWith(QLatin1Char('-')) && qt_with_value.contains(name)) {
+            ++i;  // and its value
+            continue;
+        }
+        if (i > 0 && a.startsWith(QLatin1Char('-')) && qt_flags.contains(name)) continue;
+        args << a;
+    }
     if (!parser.parse(args)) {
         std::fprintf(stderr, "tilescope-gui: error: %s\n", qPrintable(parser.errorText()));
         return 2;
