@@ -490,9 +490,7 @@ Result<Hardware> load_hardware(const std::string& spec) {
     return make_error("unknown GPU profile '" + spec + "'; available: " + (list.empty() ? "(none found in " + profile_dir() + ")" : list));
 }
 
-namespace {
-// FNV-1a, 64 bits (the same function as validate's split hash).
-std::uint64_t fnv1a64_text(std::string_view text) {
+std::uint64_t fnv1a64(std::string_view text) {
     std::uint64_t h = 14695981039346656037ULL;
     for (const char ch : text) {
         h ^= static_cast<unsigned char>(ch);
@@ -500,7 +498,6 @@ std::uint64_t fnv1a64_text(std::string_view text) {
     }
     return h;
 }
-}  // namespace
 
 std::string profile_fingerprint(const Hardware& hw) {
     Hardware h = hw;
@@ -544,7 +541,7 @@ std::string profile_fingerprint(const Hardware& hw) {
     if (c.l1_capacity_fraction != 1.0) cal << " l1_capacity_fraction " << c.l1_capacity_fraction;
     if (c.l2_dirty_limit != 0.0) cal << " l2_dirty_limit " << c.l2_dirty_limit;
     std::snprintf(buf, sizeof buf, "%016llx",
-                  static_cast<unsigned long long>(fnv1a64_text(hardware_to_json(h) + cal.str())));
+                  static_cast<unsigned long long>(fnv1a64(hardware_to_json(h) + cal.str())));
     return buf;
 }
 

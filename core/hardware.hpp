@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/result.hpp"
@@ -284,6 +285,10 @@ Result<Hardware> load_hardware(const std::string& spec);
 // Directory holding the bundled profiles: $TILESCOPE_PROFILE_DIR if set, else the install or
 // source-tree location compiled in.
 std::string profile_dir();
+
+// 64-bit FNV-1a (offset basis 14695981039346656037, prime 1099511628211): the hash of profile
+// fingerprints and of validate's training / held-out split.
+std::uint64_t fnv1a64(std::string_view text);
 
 // FNV-1a-64 (hex) of the profile's JSON serialisation (hardware_to_json, which includes the
 // calibration) without its origin, source notes and provenance: any change of a profile number

@@ -253,10 +253,14 @@ Result<Workload> make_softmax(const WorkloadSpec& s, Workload w) {
 }  // namespace
 
 Status check_flag_value(std::string_view flag, std::string_view value) {
-    if (flag == "--kernel") return parse_kernel_family(value) ? Status{} : Status(parse_kernel_family(value).error());
-    if (flag == "--dtype") return parse_dtype(value) ? Status{} : Status(parse_dtype(value).error());
-    if (flag == "--variant") return parse_softmax_variant(value) ? Status{} : Status(parse_softmax_variant(value).error());
-    if (flag == "--raster") return parse_raster(value) ? Status{} : Status(parse_raster(value).error());
+    auto status_of = [](const auto& parsed) -> Status {
+        if (!parsed) return parsed.error();
+        return {};
+    };
+    if (flag == "--kernel") return status_of(parse_kernel_family(value));
+    if (flag == "--dtype") return status_of(parse_dtype(value));
+    if (flag == "--variant") return status_of(parse_softmax_variant(value));
+    if (flag == "--raster") return status_of(parse_raster(value));
     struct Range {
         const char* flag;
         std::int64_t lo, hi;

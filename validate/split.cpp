@@ -4,15 +4,6 @@
 
 namespace tilescope::validate {
 
-std::uint64_t fnv1a64(std::string_view text) {
-    std::uint64_t h = 14695981039346656037ULL;
-    for (const char c : text) {
-        h ^= static_cast<std::uint8_t>(c);
-        h *= 1099511628211ULL;
-    }
-    return h;
-}
-
 std::string sweep_key(const Workload& w) {
     std::ostringstream s;
     s << to_string(w.kernel) << '/' << to_string(w.dtype);

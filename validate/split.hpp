@@ -19,12 +19,13 @@
 #include <string>
 #include <string_view>
 
+#include "core/hardware.hpp"
 #include "core/workload.hpp"
 
 namespace tilescope::validate {
 
-// 64-bit FNV-1a (offset basis 14695981039346656037, prime 1099511628211).
-std::uint64_t fnv1a64(std::string_view text);
+// 64-bit FNV-1a (core/hardware.hpp).
+using tilescope::fnv1a64;
 
 std::string sweep_key(const Workload& w);
 std::string case_name(const Workload& w);  // sweep_key + "|" + tile fields
