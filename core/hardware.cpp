@@ -2,6 +2,8 @@
 // bundled name or path, list bundled profiles, and write a Hardware back as profile JSON.
 #include "core/hardware.hpp"
 
+#include "core/json_keys.hpp"
+
 #include <boost/json.hpp>
 
 #include <algorithm>
@@ -382,6 +384,8 @@ public:
         boost::system::error_code ec;
         json::value root = json::parse(text, ec);
         if (ec) return fail("$", "not valid JSON (" + ec.message() + ")");
+        if (const std::string dup = json_duplicate_key(text); !dup.empty())
+            return fail(dup, "the key appears twice in its object (state it once)");
         if (!root.is_object()) return fail("$", "must be a JSON object");
         const json::object& obj = root.get_object();
         Hardware hw;

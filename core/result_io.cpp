@@ -1,6 +1,8 @@
 // Prediction/Measurement (de)serialisation: JSON (Boost.JSON), CSV (one header row), table.
 #include "core/result_io.hpp"
 
+#include "core/json_keys.hpp"
+
 #include <boost/json.hpp>
 
 #include <charconv>
@@ -404,6 +406,8 @@ Result<Prediction> prediction_from_json(const std::string& text) {
     boost::system::error_code ec;
     json::value root = json::parse(text, ec);
     if (ec) return make_error("prediction JSON: not valid JSON (" + ec.message() + ")");
+    if (const std::string dup = json_duplicate_key(text); !dup.empty())
+        return make_error("prediction JSON: " + dup + ": the key appears twice in its object (state it once)");
     if (!root.is_object()) return make_error("prediction JSON: $ must be an object");
     const json::object& o = root.get_object();
     Prediction p;

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/json_keys.hpp"
 #include "core/lower.hpp"
 #include "validate/split.hpp"
 
@@ -55,6 +56,8 @@ Result<PredictionCache> parse_prediction_cache(const std::string& text, const st
         boost::system::error_code ec;
         const json::value v = json::parse(line, ec);
         if (ec || !v.is_object()) return make_error(where + ": not a JSON object");
+        if (const std::string dup = json_duplicate_key(line); !dup.empty())
+            return make_error(where + ": " + dup + ": the key appears twice in its object (state it once)");
         const json::object& o = v.as_object();
         if (no == 1) {
             const auto* m = o.if_contains("model");

@@ -114,6 +114,28 @@ TEST_CASE("broken profile fields are reported with their JSON path", "[hardware]
         CHECK(parse_error(o) == "profile test.json: $.calibration.hbm_efficiency: must be a number in (0, 1] (got 1.5)");
     }
     {
+        // A key stated twice: Boost.JSON would keep the last one silently.
+        std::string text = json::serialize(base);
+        const std::string first = "\"sm_count\":";
+        const auto at = text.find(first);
+        REQUIRE(at != std::string::npos);
+        text.insert(at, "\"sm_count\":{\"value\":66,\"source\":\"typo\"},");
+        auto r = parse_hardware(text, "dup.json");
+        REQUIRE_FALSE(r.ok());
+        CHECK(r.error().message == "profile dup.json: $.sm_count: the key appears twice in its object (state it once)");
+        auto with_cal = base;  // and inside a nested object
+        with_cal["calibration"] = json::object{{"hbm_efficiency", 1}};
+        std::string cal = json::serialize(with_cal);
+        const std::string one = "{\"hbm_efficiency\":1}";
+        const auto c = cal.find(one);
+        REQUIRE(c != std::string::npos);
+        cal.replace(c, one.size(), "{\"hbm_efficiency\":1,\"hbm_efficiency\":0.8}");
+        auto rc = parse_hardware(cal, "dup.json");
+        REQUIRE_FALSE(rc.ok());
+        CHECK(rc.error().message ==
+              "profile dup.json: $.calibration.hbm_efficiency: the key appears twice in its object (state it once)");
+    }
+    {
         auto r = parse_hardware("{ not json", "bad.json");
         REQUIRE_FALSE(r.ok());
         CHECK_THAT(r.error().message, Catch::StartsWith("profile bad.json: $: not valid JSON"));

@@ -251,6 +251,10 @@ TEST_CASE("dataset: a wrong type, a non-integer size, an unknown field or a bad 
     expect_error("\"m\":2048,", "", "$.workload.m: missing (a measurement states every field of its workload");
     expect_error("\"launches\":[", "\"launches\":\"abc\",\"was_launches\":[", "$.launches must be an array");
     expect_error("\"status\":\"ok\"", "\"status\":0", "$.status must be a string");
+    // a key stated twice (the JSON reader would keep the last one silently)
+    expect_error("\"gpu__time_duration.sum\":12345", "\"gpu__time_duration.sum\":12345,\"gpu__time_duration.sum\":99",
+                 ".metrics.gpu__time_duration.sum: the key appears twice in its object");
+    expect_error("\"m\":2048", "\"m\":2048,\"m\":4096", "$.workload.m: the key appears twice in its object");
 }
 
 TEST_CASE("dataset: one measurement as `measure --format json` writes it, or an array of them", "[validate][dataset]") {
@@ -269,6 +273,14 @@ TEST_CASE("dataset: one measurement as `measure --format json` writes it, or an 
     auto bad = parse_dataset("[" + pretty + ", {\"model\": \"sim\"}]", "mixed.json");
     REQUIRE_FALSE(bad.ok());
     CHECK(bad.error().message.find("mixed.json:2") == 0);
+    // the same in a whole-file measurement, which is reformatted to lines (that would drop one)
+    std::string twice = pretty;
+    const auto brace = twice.find('{');
+    REQUIRE(brace != std::string::npos);
+    twice.insert(brace + 1, "\"model\": \"measured\",");
+    auto dup = parse_dataset(twice, "dup.json");
+    REQUIRE_FALSE(dup.ok());
+    CHECK(dup.error().message == "dup.json: $.model: the key appears twice in its object (state it once)");
     // a multi-line file that is not one JSON value is read (and refused) line by line
     auto broken = parse_dataset(pretty.substr(0, pretty.size() / 2), "cut.json");
     REQUIRE_FALSE(broken.ok());
@@ -311,6 +323,12 @@ TEST_CASE("stored predictions: round trip, reproduction check passes, a changed 
     CHECK_FALSE(stale->checks.back().pass);
     CHECK(stale->checks.back().what.find("another version of profile") != std::string::npos);
     CHECK_FALSE(parse_prediction_cache("{\"case\":1}\n", "bad").ok());
+    // a line of the stored file that states a key twice (the first line: its model)
+    std::string twice = text;
+    twice.insert(twice.find('{') + 1, "\"model\":\"other\",");
+    auto dup = parse_prediction_cache(twice, "cache.jsonl");
+    REQUIRE_FALSE(dup.ok());
+    CHECK(dup.error().message == "cache.jsonl:1: $.model: the key appears twice in its object (state it once)");
 }
 
 TEST_CASE("baseline: a missed target within its recorded figure passes --check, a regression fails it",
@@ -334,6 +352,12 @@ TEST_CASE("baseline: a missed target within its recorded figure passes --check, 
             rec += (rec.empty() ? "" : ",") + ("\"" + c.id + "\":" + std::to_string(c.upper ? c.value + 1e-6 : c.value - 1e-6));
     Report same = *r;
     REQUIRE(apply_baseline(same, "{\"recorded\":{" + rec + "}}", "b.json"));
+    {
+        Report twice = *r;
+        auto st = apply_baseline(twice, "{\"recorded\":{" + rec + "," + rec + "}}", "b.json");
+        REQUIRE_FALSE(st.ok());
+        CHECK_THAT(st.error().message, Catch::Contains("the key appears twice"));
+    }
     CHECK(same.pass_with_baseline);
     CHECK_FALSE(same.pass);
     CHECK(same.checks[0].within_recorded);
