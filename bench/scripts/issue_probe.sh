@@ -12,13 +12,8 @@
 set -u
 OUT=${1:-/tmp/issue_probe}
 SET=${2:-flash2-gemm}
-mkdir -p "$OUT"
-B=.deps/calib/bin/tilescope
-export LD_LIBRARY_PATH=$PWD/.deps/calib/lib:${LD_LIBRARY_PATH:-}
-export TILESCOPE_PROFILE_DIR=$PWD/profiles
-NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
-{ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem,clocks.sm --format=csv
-  "$NCU" --version; date -u; git log -1 --format=%h 2>/dev/null; } > "$OUT/provenance.txt" 2>&1
+# shellcheck source=bench/scripts/ncu_common.sh
+. "$(dirname "$0")/ncu_common.sh"
 SECTIONS="--section SpeedOfLight --section ComputeWorkloadAnalysis --section InstructionStats
 --section WarpStateStats --section SchedulerStats --section Occupancy --section MemoryWorkloadAnalysis
 --section LaunchStats"

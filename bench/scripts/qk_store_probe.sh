@@ -12,13 +12,8 @@
 # Writes $OUT/provenance.txt and $OUT/<case>.csv (ncu --csv --page raw; one row: the QK^T launch).
 set -u
 OUT=${1:-/tmp/qk_store_probe}
-mkdir -p "$OUT"
-B=.deps/calib/bin/tilescope
-export LD_LIBRARY_PATH=$PWD/.deps/calib/lib:${LD_LIBRARY_PATH:-}
-export TILESCOPE_PROFILE_DIR=$PWD/profiles
-NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
-{ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem,clocks.sm --format=csv
-  "$NCU" --version; date -u; git log -1 --format=%h 2>/dev/null; } > "$OUT/provenance.txt" 2>&1
+# shellcheck source=bench/scripts/ncu_common.sh
+. "$(dirname "$0")/ncu_common.sh"
 METRICS=gpu__time_duration.sum,dram__bytes_write.sum,dram__bytes_read.sum,\
 lts__t_requests_srcunit_tex_op_write.sum,lts__t_sectors_srcunit_tex_op_write.sum,\
 lts__t_sectors_srcunit_tex_op_write_lookup_hit.sum,lts__t_sectors_srcunit_tex_op_write_lookup_miss.sum,\
