@@ -385,7 +385,7 @@ public:
         json::value root = json::parse(text, ec);
         if (ec) return fail("$", "not valid JSON (" + ec.message() + ")");
         if (const std::string dup = json_duplicate_key(text); !dup.empty())
-            return fail(dup, "the key appears twice in its object (state it once)");
+            return fail(dup, kDuplicateKeyRule);
         if (!root.is_object()) return fail("$", "must be a JSON object");
         const json::object& obj = root.get_object();
         Hardware hw;

@@ -17,4 +17,7 @@ namespace tilescope {
 // distinct, and also when `text` is not valid JSON (the caller's parse reports that).
 std::string json_duplicate_key(std::string_view text);
 
+// What every reader says after that path: "PATH: " + kDuplicateKeyRule.
+inline constexpr const char* kDuplicateKeyRule = "the key appears twice in its object (state it once)";
+
 }  // namespace tilescope

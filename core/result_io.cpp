@@ -407,7 +407,7 @@ Result<Prediction> prediction_from_json(const std::string& text) {
     json::value root = json::parse(text, ec);
     if (ec) return make_error("prediction JSON: not valid JSON (" + ec.message() + ")");
     if (const std::string dup = json_duplicate_key(text); !dup.empty())
-        return make_error("prediction JSON: " + dup + ": the key appears twice in its object (state it once)");
+        return make_error("prediction JSON: " + dup + ": " + kDuplicateKeyRule);
     if (!root.is_object()) return make_error("prediction JSON: $ must be an object");
     const json::object& o = root.get_object();
     Prediction p;

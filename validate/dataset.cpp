@@ -116,10 +116,9 @@ Result<Dataset> parse_dataset(const std::string& jsonl_text, const std::string& 
         // A key stated twice: the reformatted lines would have dropped one. A one-line file is
         // refused below with its line number like any JSONL line.
         const std::string dup = json_duplicate_key(jsonl_text);
-        const auto body = jsonl_text.find_last_not_of(" \t\r\n");
-        const bool one_line = jsonl_text.substr(0, body == std::string::npos ? 0 : body).find('\n') == std::string::npos;
         if (dup.empty()) return parse_dataset(*lines, origin);
-        if (!one_line) return make_error(origin + ": " + dup + ": the key appears twice in its object (state it once)");
+        const bool one_line = jsonl_text.find('\n') > jsonl_text.find_last_not_of(" \t\r\n");
+        if (!one_line) return make_error(origin + ": " + dup + ": " + kDuplicateKeyRule);
     }
     Dataset d;
     d.origin = origin;
@@ -137,7 +136,7 @@ Result<Dataset> parse_dataset(const std::string& jsonl_text, const std::string& 
         if (ec || !v.is_object())
             return make_error(where + ": not a JSON object (" + (ec ? ec.message() : "wrong type") + ")");
         if (const std::string dup = json_duplicate_key(line); !dup.empty())
-            return make_error(where + ": " + dup + ": the key appears twice in its object (state it once)");
+            return make_error(where + ": " + dup + ": " + kDuplicateKeyRule);
         const json::object& o = v.as_object();
         if (const auto* mb = o.if_contains("microbench")) {
             if (!mb->is_string()) return make_error(where + ": $.microbench must be a string");

@@ -57,7 +57,7 @@ Result<PredictionCache> parse_prediction_cache(const std::string& text, const st
         const json::value v = json::parse(line, ec);
         if (ec || !v.is_object()) return make_error(where + ": not a JSON object");
         if (const std::string dup = json_duplicate_key(line); !dup.empty())
-            return make_error(where + ": " + dup + ": the key appears twice in its object (state it once)");
+            return make_error(where + ": " + dup + ": " + kDuplicateKeyRule);
         const json::object& o = v.as_object();
         if (no == 1) {
             const auto* m = o.if_contains("model");

@@ -429,7 +429,7 @@ Status apply_baseline(Report& report, const std::string& json_text, const std::s
     const boost::json::value v = boost::json::parse(json_text, ec);
     if (ec || !v.is_object()) return make_error("baseline " + origin + ": not a JSON object");
     if (const std::string dup = json_duplicate_key(json_text); !dup.empty())
-        return make_error("baseline " + origin + ": " + dup + ": the key appears twice in its object (state it once)");
+        return make_error("baseline " + origin + ": " + dup + ": " + kDuplicateKeyRule);
     const boost::json::value* rec = v.as_object().if_contains("recorded");
     if (rec == nullptr || !rec->is_object())
         return make_error("baseline " + origin + ": needs an object \"recorded\" {check id: figure}");
