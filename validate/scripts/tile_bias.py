@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+"""How much of the model's tile-ranking error is the same tile's error in every sweep.
+
+    validate/scripts/tile_bias.py REPORT.json [--softmax-groups none|tile|columns] [--launches]
+
+REPORT.json is `tilescope validate --split all --format json`. Within each tile sweep the script
+takes every tile's residual r = ln(predicted / measured time) minus the sweep's mean residual:
+what is left once the sweep's common error is taken out, i.e. the part of the error that can
+change the sweep's order. It groups the residuals by kernel family, tile (the case name after
+`|`: tile, stages, warps) and, for attention, head dimension, and prints per group the mean of
+the training half's residuals and of the held-out half's ("bias", as a factor - 1).
+
+Then, as a diagnostic and nothing more, it divides every prediction by exp(training bias of its
+group) and prints, per split and family, the mean Spearman of the model and of the predictions
+so corrected. A per-tile factor is not a model: it is the per-case fudge issue 5 forbids, has no
+physical meaning and is never used by tilescope. What the figures say is how much of the
+ranking error is systematic per tile (a model that got each tile's cost relative to its sweep
+right as the training half shows it would rank the held-out sweeps that well) and how much
+differs from sweep to sweep. The biases come from the training half only, so the held-out figures
+are a fair test of whether they repeat.
+
+Softmax tiles behave differently by shape (a four-warp block has idle threads at 512 columns),
+so by default softmax is left out of the correction (`none`); `tile` groups its cases by tile,
+`columns` by tile and column count.
+
+With --launches it also prints, for the cases of several launches (naive attention's QK^T,
+softmax and P V), the same bias per launch (the launch's residual minus its mean over the
+sweep's tiles) and the launch's mean share of its case's measured time, so that a tile's bias
+can be traced to the launch that carries it.
+
+Exit 2 with a one-line error when the report cannot be read or is not one of --split all.
+"""
+import argparse
+import collections
+import json
+import math
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pass_agreement import spearman  # noqa: E402  (same folder; ties share their mean rank)
+
+
+def fail(msg):
+    print("tile_bias: error: " + msg, file=sys.stderr)
+    sys.exit(2)
+
+
+def group_of(sweep, tile, family, softmax_groups):
+    if family == "softmax":
+        if softmax_groups == "none":
+            return None
+        if softmax_groups == "columns":
+            return (family, tile, sweep.rsplit("/", 1)[-1])
+        return (family, tile, "")
+    if family.startswith("attention"):
+        dims = [p for p in sweep.split("/") if p.startswith("d") and p[1:].isdigit()]
+        return (family, tile, dims[0] if dims else "")
+    return (family, tile, "")
+
+
+def rms(xs):
+    return math.sqrt(sum(x * x for x in xs) / len(xs)) if xs else float("nan")
+
+
+def pct(x):
+    return f"{100.0 * (math.exp(x) - 1.0):+6.1f}%"
+
+
+def print_launch_bias(sweeps, split_of, softmax_groups):
+    """Per (group, launch): the launch's within-sweep residual and its share of the case's time."""
+    lres = collections.defaultdict(lambda: {"train": [], "heldout": [], "share": []})
+    for sweep, tiles in sweeps.items():
+        names = [tuple(l.get("name", "") for l in t[4]) for t in tiles]
+        if len(names[0]) < 2 or any(n != names[0] for n in names):
+            continue  # single-launch cases, or launches that do not pair up across the sweep
+        for li, name in enumerate(names[0]):
+            try:
+                lr = [math.log(float(t[4][li]["predicted"]["time"]) / float(t[4][li]["measured"]["time"]))
+                      for t in tiles]
+            except (KeyError, TypeError, ValueError, ZeroDivisionError):
+                fail(f"sweep {sweep}: launch {name} has no predicted and measured time")
+            mean = sum(lr) / len(lr)
+            for t, x in zip(tiles, lr):
+                g = group_of(sweep, t[0], t[1], softmax_groups)
+                if g is None:
+                    continue
+                v = lres[g + (name.split(":")[-1],)]
+                v[split_of[sweep]].append(x - mean)
+                v["share"].append(float(t[4][li]["measured"]["time"]) / t[3])
+    if not lres:
+        print("no multi-launch sweep in the report")
+        return
+    print("per launch: the launch's residual minus its mean over the sweep's tiles; share = its part of the case's measured time")
+    print(f"{'family':18} {'tile':22} {'d':>4} {'launch':>8} {'share':>6} {'train (n)':>13} {'held out (n)':>13}")
+    for g in sorted(lres):
+        v = lres[g]
+        tr = f"{pct(sum(v['train']) / len(v['train']))} ({len(v['train'])})" if v["train"] else "-"
+        ho = f"{pct(sum(v['heldout']) / len(v['heldout']))} ({len(v['heldout'])})" if v["heldout"] else "-"
+        d = g[2][1:] if g[2].startswith("d") else g[2]
+        print(f"{g[0]:18} {g[1]:22} {d:>4} {g[3]:>8} {sum(v['share']) / len(v['share']):6.2f} {tr:>13} {ho:>13}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("report")
+    ap.add_argument("--softmax-groups", choices=("none", "tile", "columns"), default="none")
+    ap.add_argument("--launches", action="store_true", help="also the bias per launch of multi-launch cases")
+    a = ap.parse_args()
+    try:
+        with open(a.report) as f:
+            rep = json.load(f)
+    except (OSError, ValueError) as e:
+        fail(f"{a.report}: {e}")
+    if not isinstance(rep, dict) or rep.get("split") != "all" or "cases" not in rep or "sweeps" not in rep:
+        fail(f"{a.report}: not a validate JSON report of --split all")
+
+    split_of = {s["sweep"]: s["split"] for s in rep["sweeps"]}
+    sweeps = collections.OrderedDict()
+    for c in rep["cases"]:
+        try:
+            sweep, tile = c["case"].split("|", 1)
+            p, m = float(c["predicted"]["time"]), float(c["measured"]["time"])
+        except (KeyError, TypeError, ValueError):
+            fail(f"{a.report}: case {c.get('case', '?')}: no predicted and measured time")
+        if sweep not in split_of:
+            continue  # a case that is not part of a tile sweep
+        if not (p > 0 and m > 0):
+            fail(f"{a.report}: case {c['case']}: time must be > 0 (predicted {p}, measured {m})")
+        sweeps.setdefault(sweep, []).append((tile, c["family"], p, m, c.get("launches") or []))
+    if not sweeps:
+        fail(f"{a.report}: no tile sweep")
+
+    # Within-sweep residuals, grouped.
+    resid = collections.defaultdict(lambda: {"train": [], "heldout": []})
+    within = {"train": [], "heldout": []}
+    for sweep, tiles in sweeps.items():
+        split = split_of[sweep]
+        lr = [math.log(p / m) for _, _, p, m, _ in tiles]
+        mean = sum(lr) / len(lr)
+        for (tile, family, _, _, _), x in zip(tiles, lr):
+            within[split].append(x - mean)
+            g = group_of(sweep, tile, family, a.softmax_groups)
+            if g is not None:
+                resid[g][split].append(x - mean)
+    bias = {g: sum(v["train"]) / len(v["train"]) for g, v in resid.items() if v["train"]}
+
+    print("tile bias: mean within-sweep residual, ln(predicted/measured) minus its sweep's mean, as a factor - 1")
+    print(f"{'family':18} {'tile':22} {'d':>4} {'train (n)':>13} {'held out (n)':>13}")
+    for g in sorted(resid):
+        v = resid[g]
+        tr = f"{pct(sum(v['train']) / len(v['train']))} ({len(v['train'])})" if v["train"] else "-"
+        ho = f"{pct(sum(v['heldout']) / len(v['heldout']))} ({len(v['heldout'])})" if v["heldout"] else "-"
+        print(f"{g[0]:18} {g[1]:22} {g[2][1:] if g[2].startswith('d') else g[2]:>4} {tr:>13} {ho:>13}")
+    both = [(bias[g], sum(v["heldout"]) / len(v["heldout"])) for g, v in resid.items() if g in bias and v["heldout"]]
+    if len(both) >= 3:
+        mx = sum(x for x, _ in both) / len(both)
+        my = sum(y for _, y in both) / len(both)
+        sxy = sum((x - mx) * (y - my) for x, y in both)
+        sxx = sum((x - mx) ** 2 for x, _ in both)
+        syy = sum((y - my) ** 2 for _, y in both)
+        r = sxy / math.sqrt(sxx * syy) if sxx > 0 and syy > 0 else float("nan")
+        print(f"groups in both halves: {len(both)}; Pearson r of their training and held-out bias: {r:.3f}")
+
+    if a.launches:
+        print_launch_bias(sweeps, split_of, a.softmax_groups)
+
+    # What-if: every prediction divided by its group's training bias.
+    scores = collections.defaultdict(lambda: [[], []])
+    fixed = {"train": [], "heldout": []}
+    for sweep, tiles in sweeps.items():
+        split = split_of[sweep]
+        pred = [p for _, _, p, _, _ in tiles]
+        meas = [m for _, _, _, m, _ in tiles]
+        corr = [p / math.exp(bias.get(group_of(sweep, t, f, a.softmax_groups), 0.0)) for t, f, p, _, _ in tiles]
+        lr = [math.log(c / m) for c, m in zip(corr, meas)]
+        mean = sum(lr) / len(lr)
+        fixed[split].extend(x - mean for x in lr)
+        s_model, s_corr = spearman(pred, meas), spearman(corr, meas)
+        if s_model is None or s_corr is None:
+            continue  # equal measured times: no order
+        for key in ((split, "all"), (split, tiles[0][1])):
+            scores[key][0].append(s_model)
+            scores[key][1].append(s_corr)
+    for split in ("train", "heldout"):
+        print(f"within-sweep residual rms, {split}: {100 * rms(within[split]):.2f}% model, "
+              f"{100 * rms(fixed[split]):.2f}% with the training biases taken out")
+    print(f"mean Spearman, model and with the training biases taken out (softmax groups: {a.softmax_groups}):")
+    print(f"{'split':8} {'family':18} {'sweeps':>6} {'model':>7} {'no bias':>7}")
+    for key in sorted(scores, key=lambda k: (k[0] != "train", k[1] != "all", k[1])):
+        m, c = scores[key]
+        print(f"{key[0]:8} {key[1]:18} {len(m):6d} {sum(m) / len(m):7.3f} {sum(c) / len(c):7.3f}")
+
+
+if __name__ == "__main__":
+    main()
