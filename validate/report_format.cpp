@@ -27,6 +27,24 @@ std::string num(double v, const char* fmt = "%.4g") {
     return buf;
 }
 
+std::string signed_pct(double v) { return std::isfinite(v) ? num(100.0 * v, "%+.1f") + "%" : "n/a"; }
+
+// "+2.4% (5)": a tile group's bias on one half and the sweeps it comes from.
+std::string bias_cell(double bias, std::size_t sweeps) {
+    return sweeps ? signed_pct(bias) + " (" + std::to_string(sweeps) + ")" : std::string("-");
+}
+
+std::string tile_bias_label(const TileBias& b) {
+    return b.family + " " + b.tile + (b.variant.empty() ? "" : " " + b.variant);
+}
+
+std::string tile_bias_intro(const Report& r) {
+    std::size_t both = 0;
+    for (const auto& b : r.tile_bias) both += (b.train_sweeps > 0 && b.heldout_sweeps > 0);
+    return std::to_string(r.tile_bias.size()) + " groups; training against held-out bias over the " +
+           std::to_string(both) + " groups both halves hold: Pearson r = " + num(r.tile_bias_r, "%.3f");
+}
+
 json::value jnum(double v) {
     if (!std::isfinite(v)) return nullptr;
     return v;
@@ -316,6 +334,20 @@ std::string report_table(const Report& r) {
     if (!r.launches_unpaired.empty())
         o << r.launches_unpaired.size() << " case(s) compared as a whole only: their measured launches differ from "
           << "the model's in number or name (first: " << r.launches_unpaired.front() << ")\n\n";
+    if (!r.tile_bias.empty()) {
+        o << "per-tile time bias relative to each sweep (" << tile_bias_intro(r)
+          << "); the largest on the training half (training / held out, sweeps in brackets):\n";
+        std::vector<const TileBias*> top;
+        for (const auto& b : r.tile_bias)
+            if (b.train_sweeps > 0) top.push_back(&b);
+        std::stable_sort(top.begin(), top.end(),
+                         [](const TileBias* a, const TileBias* b) { return std::fabs(a->train) > std::fabs(b->train); });
+        if (top.size() > 5) top.resize(5);
+        for (const auto* b : top)
+            o << "  " << pad(tile_bias_label(*b), 44) << pad(bias_cell(b->train, b->train_sweeps), 14) << "/ "
+              << bias_cell(b->heldout, b->heldout_sweeps) << "\n";
+        o << "\n";
+    }
     o << "tile sweeps (" << r.split_filter << "):\n";
     o << pad("split", 9) << pad("n", 4) << pad("Spearman", 10) << pad("regret", 10) << "sweep\n";
     for (const auto& w : r.sweeps) {
@@ -370,6 +402,12 @@ std::string report_json(const Report& r) {
     json::array unpaired;
     for (const auto& n : r.launches_unpaired) unpaired.push_back(json::value(n));
     o["launches_unpaired"] = std::move(unpaired);
+    json::array bias;
+    for (const auto& b : r.tile_bias)
+        bias.push_back(json::object{{"family", b.family}, {"tile", b.tile}, {"variant", b.variant},
+                                    {"train", jnum(b.train)}, {"train_sweeps", b.train_sweeps},
+                                    {"heldout", jnum(b.heldout)}, {"heldout_sweeps", b.heldout_sweeps}});
+    o["tile_bias"] = json::object{{"correlation", jnum(r.tile_bias_r)}, {"groups", std::move(bias)}};
     json::array sweeps;
     for (const auto& w : r.sweeps) {
         if (!selected(w.split, r.split_filter)) continue;
@@ -506,6 +544,19 @@ std::string report_markdown(const Report& r, const std::vector<std::string>& plo
         o << "| `" << w.key << "` | " << to_string(w.split) << " | " << w.cases << " | "
           << num(w.spearman, "%.3f") << " | " << pct(w.regret) << " | " << tile(w.measured_best) << " | "
           << tile(w.model_pick) << " |\n";
+    }
+    if (!r.tile_bias.empty()) {
+        o << "\n## Per-tile bias (time, relative to each sweep)\n\nWithin each tile sweep, a tile's ln(predicted / "
+             "measured time) minus the sweep's mean of it, averaged over the sweeps of one kernel variant (family, "
+             "tile and, for attention, head dimension) and given as a factor - 1: +5% means the model puts this "
+             "tile 5% slower, relative to its sweep-mates, than the GPU does. A bias that the held-out half repeats "
+             "is the same tile mispredicted the same way in every sweep, an error of the model's form for that "
+             "variant rather than noise; where a sweep's tiles are close, such biases decide its ranking. "
+          << tile_bias_intro(r) << ".\n\n| family | tile | variant | train (sweeps) | held out (sweeps) |\n"
+          << "|---|---|---|---|---|\n";
+        for (const auto& b : r.tile_bias)
+            o << "| " << b.family << " | `" << b.tile << "` | " << b.variant << " | " << bias_cell(b.train, b.train_sweeps)
+              << " | " << bias_cell(b.heldout, b.heldout_sweeps) << " |\n";
     }
     if (!plots.empty()) {
         o << "\n## Predicted vs measured (log-log; filled = held-out, hollow = train; dashed = target band)\n\n";

@@ -18,6 +18,10 @@ namespace tilescope::validate {
 namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
+std::string case_variant(const Workload& w) {
+    return is_attention(w.kernel) ? "d=" + std::to_string(w.head_dim) : std::string();
+}
+
 bool usable(double predicted, double measured) {
     return std::isfinite(predicted) && std::isfinite(measured) && predicted > 0 && measured > 0;
 }
@@ -192,6 +196,70 @@ std::vector<SweepResult> rank_sweeps(const std::vector<CaseResult>& cases) {
     return out;
 }
 
+std::vector<TileBias> tile_biases(const std::vector<CaseResult>& cases) {
+    const auto t = static_cast<std::size_t>(Quantity::time);
+    std::vector<std::string> order;
+    std::map<std::string, std::vector<const CaseResult*>> sweeps;
+    for (const auto& c : cases) {
+        if (!c.error.empty() || !usable(c.predicted[t], c.measured[t])) continue;
+        auto [it, fresh] = sweeps.try_emplace(c.key);
+        if (fresh) order.push_back(c.key);
+        it->second.push_back(&c);
+    }
+    struct Sums {
+        double sum[2] = {0, 0};
+        std::size_t n[2] = {0, 0};
+    };
+    std::map<std::array<std::string, 3>, Sums> groups;  // sorted by family, tile, variant
+    for (const auto& key : order) {
+        const auto& g = sweeps[key];
+        if (g.size() < 2) continue;
+        double mean = 0;
+        for (const auto* c : g) mean += std::log(c->predicted[t] / c->measured[t]);
+        mean /= static_cast<double>(g.size());
+        for (const auto* c : g) {
+            const auto bar = c->name.find('|');
+            Sums& s = groups[{c->family, bar == std::string::npos ? c->name : c->name.substr(bar + 1), c->variant}];
+            const int h = c->split == Split::heldout ? 1 : 0;
+            s.sum[h] += std::log(c->predicted[t] / c->measured[t]) - mean;
+            ++s.n[h];
+        }
+    }
+    std::vector<TileBias> out;
+    for (const auto& [k, s] : groups) {
+        TileBias b{k[0], k[1], k[2]};
+        if (s.n[0] > 0) b.train = std::expm1(s.sum[0] / static_cast<double>(s.n[0]));
+        if (s.n[1] > 0) b.heldout = std::expm1(s.sum[1] / static_cast<double>(s.n[1]));
+        b.train_sweeps = s.n[0];
+        b.heldout_sweeps = s.n[1];
+        out.push_back(std::move(b));
+    }
+    return out;
+}
+
+double tile_bias_correlation(const std::vector<TileBias>& biases) {
+    std::vector<double> x, y;
+    for (const auto& b : biases) {
+        if (b.train_sweeps == 0 || b.heldout_sweeps == 0) continue;
+        x.push_back(std::log1p(b.train));
+        y.push_back(std::log1p(b.heldout));
+    }
+    if (x.size() < 3) return kNaN;
+    const double n = static_cast<double>(x.size());
+    double mx = 0, my = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        mx += x[i] / n;
+        my += y[i] / n;
+    }
+    double sxy = 0, sxx = 0, syy = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        sxy += (x[i] - mx) * (y[i] - my);
+        sxx += (x[i] - mx) * (x[i] - mx);
+        syy += (y[i] - my) * (y[i] - my);
+    }
+    return sxx > 0 && syy > 0 ? sxy / std::sqrt(sxx * syy) : kNaN;
+}
+
 SplitSummary summarize(const std::vector<CaseResult>& cases, const std::vector<SweepResult>& sweeps) {
     SplitSummary s;
     s.quantities = summarize_quantities(cases);
@@ -279,6 +347,7 @@ Result<Report> run_validation(const Dataset& data, const Hardware& hw, const std
             out.name = c.name;
             out.key = c.key;
             out.family = std::string(to_string(c.measured.workload.kernel));
+            out.variant = case_variant(c.measured.workload);
             out.split = c.split;
             for (std::size_t q = 0; q < kQuantityCount; ++q) {
                 out.measured[q] = quantity_of(c.measured, static_cast<Quantity>(q));
@@ -318,6 +387,7 @@ Result<Report> run_validation(const Dataset& data, const Hardware& hw, const std
             out.name = c.name;
             out.key = c.key;
             out.family = std::string(to_string(c.measured.workload.kernel));
+            out.variant = case_variant(c.measured.workload);
             out.split = c.split;
             for (std::size_t q = 0; q < kQuantityCount; ++q)
                 out.measured[q] = quantity_of(c.measured, static_cast<Quantity>(q));
@@ -408,6 +478,8 @@ Result<Report> run_validation(const Dataset& data, const Hardware& hw, const std
         f.heldout = pick_family(Split::heldout);
     }
     r.launches = summarize_launches(r.cases);
+    r.tile_bias = tile_biases(r.cases);
+    r.tile_bias_r = tile_bias_correlation(r.tile_bias);
     for (const auto& c : r.cases)
         if (c.launches_unpaired) r.launches_unpaired.push_back(c.name);
     r.train = pick(Split::train);

@@ -69,6 +69,9 @@ struct CaseResult {
     // The measurement or the prediction has two or more launches, both have launches, and they
     // do not match by number and name: the case is compared as a whole only (the report says so).
     bool launches_unpaired = false;
+    // What else, besides the tile, tells kernel variants of one family apart in tile_biases():
+    // "d=64" for attention (the head dimension), empty otherwise.
+    std::string variant;
 };
 
 struct QuantitySummary {
@@ -122,6 +125,26 @@ struct LaunchSummary {
     SplitSummary train, heldout;
 };
 
+// A tile's time error relative to its sweep-mates, per group of cases that run the same kernel
+// variant (family, tile, and `variant`) and per split: within each tile sweep, the tile's
+// ln(predicted / measured time) minus the sweep's mean of it, averaged over the group's sweeps
+// and given as a factor - 1 (+0.05: predicted 5% slower than its sweep-mates, relative to the
+// measurement). A bias that the held-out half repeats is the same tile mispredicted the same way
+// in every sweep (an error of the model's form for that variant), not noise; such biases are
+// what a sweep's ranking misses when its tiles are close.
+struct TileBias {
+    std::string family, tile, variant;
+    double train = std::numeric_limits<double>::quiet_NaN();
+    double heldout = std::numeric_limits<double>::quiet_NaN();
+    std::size_t train_sweeps = 0, heldout_sweeps = 0;
+};
+// Over the tile sweeps of `cases` (equal key, >= 2 cases with a usable time), sorted by family,
+// tile, variant.
+std::vector<TileBias> tile_biases(const std::vector<CaseResult>& cases);
+// Pearson correlation of ln(1 + train) and ln(1 + heldout) over the groups that both halves
+// hold; NaN below 3 such groups or when either side is constant.
+double tile_bias_correlation(const std::vector<TileBias>& biases);
+
 struct Check {
     std::string what;     // "held-out hbm_bytes MAPE"
     double value = 0;
@@ -153,6 +176,8 @@ struct Report {
     std::vector<FamilySummary> families;  // per kernel family (held-out and train)
     std::vector<LaunchSummary> launches;  // per launch of multi-launch cases, in first-seen order
     std::vector<std::string> launches_unpaired;  // names of the cases with launches_unpaired
+    std::vector<TileBias> tile_bias;             // tile_biases(cases)
+    double tile_bias_r = std::numeric_limits<double>::quiet_NaN();  // tile_bias_correlation(tile_bias)
     std::vector<std::string> skipped;     // dataset lines that were not cases
     std::map<std::string, std::string> provenance;  // of the measurements
 };

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "core/metrics.hpp"
@@ -631,4 +632,87 @@ TEST_CASE("stored predictions: per-launch values round trip and are checked", "[
                                            "{\"case\":\"x\",\"predicted\":{},\"launches\":[{\"name\":1}]}\n",
                                        "bad")
                     .ok());
+}
+
+namespace {
+
+CaseResult timed_case(const std::string& sweep, const std::string& tile, const std::string& family,
+                      const std::string& variant, Split split, double predicted, double measured) {
+    CaseResult c;
+    c.name = sweep + "|" + tile;
+    c.key = sweep;
+    c.family = family;
+    c.variant = variant;
+    c.split = split;
+    c.predicted.fill(NAN);
+    c.measured.fill(NAN);
+    const auto t = static_cast<std::size_t>(Quantity::time);
+    c.predicted[t] = predicted;
+    c.measured[t] = measured;
+    return c;
+}
+
+}  // namespace
+
+TEST_CASE("validate: per-tile bias is a tile's error relative to its sweep-mates, per variant and split",
+          "[validate][report]") {
+    // Tile A is predicted 1.1x in every sweep, B and C exactly: relative to its sweep-mates A is
+    // 1.1^(2/3) slow and B, C are 1.1^(-1/3), whatever the sweep's common error (x 0.8 here) and
+    // its measured times.
+    std::vector<CaseResult> cases;
+    for (const auto& [sweep, split, scale] : std::vector<std::tuple<std::string, Split, double>>{
+             {"gemm/s1", Split::train, 1.0}, {"gemm/s2", Split::train, 0.8}, {"gemm/s3", Split::heldout, 1.3}}) {
+        cases.push_back(timed_case(sweep, "A", "gemm", "", split, 1.1 * scale * 100, 100));
+        cases.push_back(timed_case(sweep, "B", "gemm", "", split, scale * 250, 250));
+        cases.push_back(timed_case(sweep, "C", "gemm", "", split, scale * 400, 400));
+    }
+    // The same tile name at another head dimension is another group; a sweep of one usable case
+    // carries no bias, and neither does a failed prediction.
+    cases.push_back(timed_case("attention-flash2/x/d64", "A", "attention-flash2", "d=64", Split::train, 120, 100));
+    cases.push_back(timed_case("attention-flash2/x/d64", "B", "attention-flash2", "d=64", Split::train, 100, 100));
+    cases.push_back(timed_case("attention-flash2/x/d128", "A", "attention-flash2", "d=128", Split::train, 90, 100));
+    cases.push_back(timed_case("attention-flash2/y/d128", "A", "attention-flash2", "d=128", Split::heldout, 90, 100));
+    CaseResult failed = timed_case("attention-flash2/y/d128", "B", "attention-flash2", "d=128", Split::heldout, 1, 1);
+    failed.error = "cannot predict";
+    cases.push_back(failed);
+
+    const auto b = tile_biases(cases);
+    REQUIRE(b.size() == 5);  // gemm A, B, C; flash2 A and B at d=64
+    auto find = [&](const std::string& family, const std::string& tile, const std::string& variant) {
+        const auto it = std::find_if(b.begin(), b.end(), [&](const TileBias& x) {
+            return x.family == family && x.tile == tile && x.variant == variant;
+        });
+        REQUIRE(it != b.end());
+        return *it;
+    };
+    const TileBias a = find("gemm", "A", "");
+    CHECK(a.train == Approx(std::pow(1.1, 2.0 / 3) - 1));
+    CHECK(a.heldout == Approx(std::pow(1.1, 2.0 / 3) - 1));
+    CHECK(a.train_sweeps == 2);
+    CHECK(a.heldout_sweeps == 1);
+    CHECK(find("gemm", "B", "").train == Approx(std::pow(1.1, -1.0 / 3) - 1));
+    CHECK(find("gemm", "C", "").heldout == Approx(std::pow(1.1, -1.0 / 3) - 1));
+    const TileBias f = find("attention-flash2", "A", "d=64");
+    CHECK(f.train == Approx(std::sqrt(1.2) - 1));
+    CHECK(f.heldout_sweeps == 0);
+    CHECK(std::isnan(f.heldout));
+    CHECK(find("attention-flash2", "B", "d=64").train == Approx(1 / std::sqrt(1.2) - 1));
+    // d=128: two sweeps of one usable case each, so no group at all
+    CHECK(std::none_of(b.begin(), b.end(), [](const TileBias& x) { return x.variant == "d=128"; }));
+    // Groups in both halves: gemm A, B, C, equal on both sides, so r = 1; fewer than 3: NaN.
+    CHECK(tile_bias_correlation(b) == Approx(1.0));
+    CHECK(std::isnan(tile_bias_correlation(std::vector<TileBias>(b.begin(), b.begin() + 2))));
+}
+
+TEST_CASE("report formats: the per-tile bias is in the table, the JSON and the Markdown", "[validate][report]") {
+    const Dataset d = synthetic();
+    auto r = run_validation(d, hw(), "test", scaled(d, 1.0, 1.0, true), {SplitFilter::all, 1, {}});
+    REQUIRE(r.ok());
+    REQUIRE_FALSE(r->tile_bias.empty());
+    CHECK(report_table(*r).find("per-tile time bias relative to each sweep") != std::string::npos);
+    CHECK(report_markdown(*r, {}).find("## Per-tile bias (time, relative to each sweep)") != std::string::npos);
+    const auto j = boost::json::parse(report_json(*r));
+    const auto& groups = j.at("tile_bias").at("groups").as_array();
+    CHECK(groups.size() == r->tile_bias.size());
+    CHECK(groups.at(0).as_object().contains("heldout_sweeps"));
 }

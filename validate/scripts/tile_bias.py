@@ -19,9 +19,11 @@ right as the training half shows it would rank the held-out sweeps that well) an
 differs from sweep to sweep. The biases come from the training half only, so the held-out figures
 are a fair test of whether they repeat.
 
-Softmax tiles behave differently by shape (a four-warp block has idle threads at 512 columns),
-so by default softmax is left out of the correction (`none`); `tile` groups its cases by tile,
-`columns` by tile and column count.
+The bias table and the correlation of the two halves' biases group softmax by tile, as
+`tilescope validate` does in its "Per-tile bias" section (same groups, same figures). Softmax
+tiles behave differently by shape (a four-warp block has idle threads at 512 columns), so the
+what-if leaves softmax out of the correction by default (`--softmax-groups none`); `tile`
+corrects its cases by tile, `columns` by tile and column count.
 
 With --launches it also prints, for the cases of several launches (naive attention's QK^T,
 softmax and P V), the same bias per launch (the launch's residual minus its mean over the
@@ -67,7 +69,7 @@ def pct(x):
     return f"{100.0 * (math.exp(x) - 1.0):+6.1f}%"
 
 
-def print_launch_bias(sweeps, split_of, softmax_groups):
+def print_launch_bias(sweeps, split_of):
     """Per (group, launch): the launch's within-sweep residual and its share of the case's time."""
     lres = collections.defaultdict(lambda: {"train": [], "heldout": [], "share": []})
     for sweep, tiles in sweeps.items():
@@ -82,10 +84,7 @@ def print_launch_bias(sweeps, split_of, softmax_groups):
                 fail(f"sweep {sweep}: launch {name} has no predicted and measured time")
             mean = sum(lr) / len(lr)
             for t, x in zip(tiles, lr):
-                g = group_of(sweep, t[0], t[1], softmax_groups)
-                if g is None:
-                    continue
-                v = lres[g + (name.split(":")[-1],)]
+                v = lres[group_of(sweep, t[0], t[1], "tile") + (name.split(":")[-1],)]
                 v[split_of[sweep]].append(x - mean)
                 v["share"].append(float(t[4][li]["measured"]["time"]) / t[3])
     if not lres:
@@ -132,7 +131,8 @@ def main():
         fail(f"{a.report}: no tile sweep")
 
     # Within-sweep residuals, grouped.
-    resid = collections.defaultdict(lambda: {"train": [], "heldout": []})
+    resid = collections.defaultdict(lambda: {"train": [], "heldout": []})  # the table's groups
+    fix = collections.defaultdict(list)  # the what-if's groups: training residuals
     within = {"train": [], "heldout": []}
     for sweep, tiles in sweeps.items():
         split = split_of[sweep]
@@ -140,10 +140,11 @@ def main():
         mean = sum(lr) / len(lr)
         for (tile, family, _, _, _), x in zip(tiles, lr):
             within[split].append(x - mean)
+            resid[group_of(sweep, tile, family, "tile")][split].append(x - mean)
             g = group_of(sweep, tile, family, a.softmax_groups)
-            if g is not None:
-                resid[g][split].append(x - mean)
-    bias = {g: sum(v["train"]) / len(v["train"]) for g, v in resid.items() if v["train"]}
+            if g is not None and split == "train":
+                fix[g].append(x - mean)
+    bias = {g: sum(v) / len(v) for g, v in fix.items() if v}
 
     print("tile bias: mean within-sweep residual, ln(predicted/measured) minus its sweep's mean, as a factor - 1")
     print(f"{'family':18} {'tile':22} {'d':>4} {'train (n)':>13} {'held out (n)':>13}")
@@ -152,7 +153,8 @@ def main():
         tr = f"{pct(sum(v['train']) / len(v['train']))} ({len(v['train'])})" if v["train"] else "-"
         ho = f"{pct(sum(v['heldout']) / len(v['heldout']))} ({len(v['heldout'])})" if v["heldout"] else "-"
         print(f"{g[0]:18} {g[1]:22} {g[2][1:] if g[2].startswith('d') else g[2]:>4} {tr:>13} {ho:>13}")
-    both = [(bias[g], sum(v["heldout"]) / len(v["heldout"])) for g, v in resid.items() if g in bias and v["heldout"]]
+    both = [(sum(v["train"]) / len(v["train"]), sum(v["heldout"]) / len(v["heldout"]))
+            for v in resid.values() if v["train"] and v["heldout"]]
     if len(both) >= 3:
         mx = sum(x for x, _ in both) / len(both)
         my = sum(y for _, y in both) / len(both)
@@ -163,7 +165,7 @@ def main():
         print(f"groups in both halves: {len(both)}; Pearson r of their training and held-out bias: {r:.3f}")
 
     if a.launches:
-        print_launch_bias(sweeps, split_of, a.softmax_groups)
+        print_launch_bias(sweeps, split_of)
 
     # What-if: every prediction divided by its group's training bias.
     scores = collections.defaultdict(lambda: [[], []])
