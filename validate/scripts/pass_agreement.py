@@ -84,6 +84,18 @@ def spearman(a, b):
     return num / den if den > 0 else None  # a sweep of equal times has no order
 
 
+def read_all_report(path, fail):
+    """A `tilescope validate --split all --format json` report; `fail(message)` on anything else."""
+    try:
+        with open(path) as f:
+            rep = json.load(f)
+    except (OSError, ValueError) as e:
+        fail(f"{path}: {e}")
+    if not isinstance(rep, dict) or rep.get("split") != "all" or "cases" not in rep:
+        fail(f"{path}: not a validate JSON report of --split all")
+    return rep
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("report")
@@ -91,14 +103,7 @@ def main():
     ap.add_argument("--pass", dest="passes", nargs=2, action="append", required=True, metavar=("A", "B"))
     a = ap.parse_args()
 
-    try:
-        with open(a.report) as f:
-            rep = json.load(f)
-    except (OSError, ValueError) as e:
-        fail(f"{a.report}: {e}")
-    if rep.get("split") != "all" or "cases" not in rep:
-        fail(f"{a.report}: not a validate JSON report of --split all")
-    cases = rep["cases"]
+    cases = read_all_report(a.report, fail)["cases"]
     data = records(a.dataset)
     if len(data) != len(cases):
         fail(f"{a.dataset} has {len(data)} cases, {a.report} {len(cases)}: not the data set the report read")

@@ -34,13 +34,12 @@ Exit 2 with a one-line error when the report cannot be read or is not one of --s
 """
 import argparse
 import collections
-import json
 import math
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from pass_agreement import spearman  # noqa: E402  (same folder; ties share their mean rank)
+from pass_agreement import read_all_report, spearman  # noqa: E402  (same folder; ties share their mean rank)
 
 
 def fail(msg):
@@ -59,6 +58,11 @@ def group_of(sweep, tile, family, softmax_groups):
         dims = [p for p in sweep.split("/") if p.startswith("d") and p[1:].isdigit()]
         return (family, tile, dims[0] if dims else "")
     return (family, tile, "")
+
+
+def bias_cells(v):
+    """The training and held-out cells of a group's row: mean residual as a factor - 1, and n."""
+    return tuple(f"{pct(sum(v[h]) / len(v[h]))} ({len(v[h])})" if v[h] else "-" for h in ("train", "heldout"))
 
 
 def rms(xs):
@@ -94,8 +98,7 @@ def print_launch_bias(sweeps, split_of):
     print(f"{'family':18} {'tile':22} {'d':>4} {'launch':>8} {'share':>6} {'train (n)':>13} {'held out (n)':>13}")
     for g in sorted(lres):
         v = lres[g]
-        tr = f"{pct(sum(v['train']) / len(v['train']))} ({len(v['train'])})" if v["train"] else "-"
-        ho = f"{pct(sum(v['heldout']) / len(v['heldout']))} ({len(v['heldout'])})" if v["heldout"] else "-"
+        tr, ho = bias_cells(v)
         d = g[2][1:] if g[2].startswith("d") else g[2]
         print(f"{g[0]:18} {g[1]:22} {d:>4} {g[3]:>8} {sum(v['share']) / len(v['share']):6.2f} {tr:>13} {ho:>13}")
 
@@ -106,12 +109,8 @@ def main():
     ap.add_argument("--softmax-groups", choices=("none", "tile", "columns"), default="none")
     ap.add_argument("--launches", action="store_true", help="also the bias per launch of multi-launch cases")
     a = ap.parse_args()
-    try:
-        with open(a.report) as f:
-            rep = json.load(f)
-    except (OSError, ValueError) as e:
-        fail(f"{a.report}: {e}")
-    if not isinstance(rep, dict) or rep.get("split") != "all" or "cases" not in rep or "sweeps" not in rep:
+    rep = read_all_report(a.report, fail)
+    if "sweeps" not in rep:
         fail(f"{a.report}: not a validate JSON report of --split all")
 
     split_of = {s["sweep"]: s["split"] for s in rep["sweeps"]}
@@ -149,9 +148,7 @@ def main():
     print("tile bias: mean within-sweep residual, ln(predicted/measured) minus its sweep's mean, as a factor - 1")
     print(f"{'family':18} {'tile':22} {'d':>4} {'train (n)':>13} {'held out (n)':>13}")
     for g in sorted(resid):
-        v = resid[g]
-        tr = f"{pct(sum(v['train']) / len(v['train']))} ({len(v['train'])})" if v["train"] else "-"
-        ho = f"{pct(sum(v['heldout']) / len(v['heldout']))} ({len(v['heldout'])})" if v["heldout"] else "-"
+        tr, ho = bias_cells(resid[g])
         print(f"{g[0]:18} {g[1]:22} {g[2][1:] if g[2].startswith('d') else g[2]:>4} {tr:>13} {ho:>13}")
     both = [(sum(v["train"]) / len(v["train"]), sum(v["heldout"]) / len(v["heldout"]))
             for v in resid.values() if v["train"] and v["heldout"]]
