@@ -336,12 +336,12 @@ std::string report_table(const Report& r) {
           << "the model's in number or name (first: " << r.launches_unpaired.front() << ")\n\n";
     if (!r.tile_bias.empty()) {
         o << "per-tile time bias relative to each sweep (" << tile_bias_intro(r)
-          << "); the largest on the training half (training / held out, sweeps in brackets):\n";
+          << "); the largest on the training half, or held out where a group has no training sweep (training / "
+             "held out, sweeps in brackets):\n";
         std::vector<const TileBias*> top;
-        for (const auto& b : r.tile_bias)
-            if (b.train_sweeps > 0) top.push_back(&b);
-        std::stable_sort(top.begin(), top.end(),
-                         [](const TileBias* a, const TileBias* b) { return std::fabs(a->train) > std::fabs(b->train); });
+        for (const auto& b : r.tile_bias) top.push_back(&b);
+        const auto size = [](const TileBias* b) { return std::fabs(b->train_sweeps ? b->train : b->heldout); };
+        std::stable_sort(top.begin(), top.end(), [&](const TileBias* a, const TileBias* b) { return size(a) > size(b); });
         if (top.size() > 5) top.resize(5);
         for (const auto* b : top)
             o << "  " << pad(tile_bias_label(*b), 44) << pad(bias_cell(b->train, b->train_sweeps), 14) << "/ "

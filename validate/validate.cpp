@@ -163,8 +163,11 @@ std::string_view to_string(SplitFilter f) {
     return "?";
 }
 
-std::vector<SweepResult> rank_sweeps(const std::vector<CaseResult>& cases) {
-    // Group by sweep key in first-appearance order (deterministic).
+namespace {
+
+// The cases with a usable time, grouped by sweep key in first-appearance order (deterministic);
+// groups of fewer than two cases are left out.
+std::vector<std::vector<const CaseResult*>> timed_sweeps(const std::vector<CaseResult>& cases) {
     std::vector<std::string> order;
     std::map<std::string, std::vector<const CaseResult*>> groups;
     const auto t = static_cast<std::size_t>(Quantity::time);
@@ -174,17 +177,25 @@ std::vector<SweepResult> rank_sweeps(const std::vector<CaseResult>& cases) {
         if (fresh) order.push_back(c.key);
         it->second.push_back(&c);
     }
+    std::vector<std::vector<const CaseResult*>> out;
+    for (const auto& key : order)
+        if (groups[key].size() >= 2) out.push_back(std::move(groups[key]));
+    return out;
+}
+
+}  // namespace
+
+std::vector<SweepResult> rank_sweeps(const std::vector<CaseResult>& cases) {
+    const auto t = static_cast<std::size_t>(Quantity::time);
     std::vector<SweepResult> out;
-    for (const auto& key : order) {
-        const auto& g = groups[key];
-        if (g.size() < 2) continue;
+    for (const auto& g : timed_sweeps(cases)) {
         std::vector<double> p, m;
         for (const auto* c : g) {
             p.push_back(c->predicted[t]);
             m.push_back(c->measured[t]);
         }
         SweepResult s;
-        s.key = key;
+        s.key = g.front()->key;
         s.split = g.front()->split;
         s.cases = g.size();
         s.spearman = g.size() >= 3 ? spearman(p, m) : kNaN;
@@ -198,22 +209,12 @@ std::vector<SweepResult> rank_sweeps(const std::vector<CaseResult>& cases) {
 
 std::vector<TileBias> tile_biases(const std::vector<CaseResult>& cases) {
     const auto t = static_cast<std::size_t>(Quantity::time);
-    std::vector<std::string> order;
-    std::map<std::string, std::vector<const CaseResult*>> sweeps;
-    for (const auto& c : cases) {
-        if (!c.error.empty() || !usable(c.predicted[t], c.measured[t])) continue;
-        auto [it, fresh] = sweeps.try_emplace(c.key);
-        if (fresh) order.push_back(c.key);
-        it->second.push_back(&c);
-    }
     struct Sums {
         double sum[2] = {0, 0};
         std::size_t n[2] = {0, 0};
     };
     std::map<std::array<std::string, 3>, Sums> groups;  // sorted by family, tile, variant
-    for (const auto& key : order) {
-        const auto& g = sweeps[key];
-        if (g.size() < 2) continue;
+    for (const auto& g : timed_sweeps(cases)) {
         double mean = 0;
         for (const auto* c : g) mean += std::log(c->predicted[t] / c->measured[t]);
         mean /= static_cast<double>(g.size());
