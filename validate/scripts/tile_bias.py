@@ -19,8 +19,8 @@ right as the training half shows it would rank the held-out sweeps that well) an
 differs from sweep to sweep. The biases come from the training half only, so the held-out figures
 are a fair test of whether they repeat.
 
-The bias table and the correlation of the two halves' biases group softmax by tile, as
-`tilescope validate` does in its "Per-tile bias" section (same groups, same figures). Softmax
+The bias table and the correlation of the two halves' biases are the report's own (`tile_bias`,
+which `tilescope validate` also writes as its "Per-tile bias" section; softmax grouped by tile). Softmax
 tiles behave differently by shape (a four-warp block has idle threads at 512 columns), so the
 what-if leaves softmax out of the correction by default (`--softmax-groups none`); `tile`
 corrects its cases by tile, `columns` by tile and column count.
@@ -60,17 +60,18 @@ def group_of(sweep, tile, family, softmax_groups):
     return (family, tile, "")
 
 
+def cell(bias, n):
+    """A table cell: a bias (a factor - 1) and the sweeps it comes from, or "-" without any."""
+    return f"{100.0 * bias:+6.1f}% ({n})" if n else "-"
+
+
 def bias_cells(v):
-    """The training and held-out cells of a group's row: mean residual as a factor - 1, and n."""
-    return tuple(f"{pct(sum(v[h]) / len(v[h]))} ({len(v[h])})" if v[h] else "-" for h in ("train", "heldout"))
+    """The training and held-out cells of a group's row from its residuals (logs)."""
+    return tuple(cell(math.expm1(sum(v[h]) / len(v[h])), len(v[h])) if v[h] else "-" for h in ("train", "heldout"))
 
 
 def rms(xs):
     return math.sqrt(sum(x * x for x in xs) / len(xs)) if xs else float("nan")
-
-
-def pct(x):
-    return f"{100.0 * (math.exp(x) - 1.0):+6.1f}%"
 
 
 def print_launch_bias(sweeps, split_of):
@@ -129,9 +130,22 @@ def main():
     if not sweeps:
         fail(f"{a.report}: no tile sweep")
 
-    # Within-sweep residuals, grouped.
-    resid = collections.defaultdict(lambda: {"train": [], "heldout": []})  # the table's groups
-    fix = collections.defaultdict(list)  # the what-if's groups: training residuals
+    # The bias table and the correlation of the halves' biases: validate's own (tile_bias).
+    table = rep.get("tile_bias")
+    if not isinstance(table, dict) or not isinstance(table.get("groups"), list):
+        fail(f"{a.report}: no tile_bias in the report (written by a tilescope before it had one)")
+    print("tile bias: mean within-sweep residual, ln(predicted/measured) minus its sweep's mean, as a factor - 1")
+    print(f"{'family':18} {'tile':22} {'d':>4} {'train (n)':>13} {'held out (n)':>13}")
+    for g in table["groups"]:
+        d = g["variant"][2:] if g["variant"].startswith("d=") else g["variant"]
+        tr, ho = cell(g["train"], g["train_sweeps"]), cell(g["heldout"], g["heldout_sweeps"])
+        print(f"{g['family']:18} {g['tile']:22} {d:>4} {tr:>13} {ho:>13}")
+    both = sum(1 for g in table["groups"] if g["train_sweeps"] and g["heldout_sweeps"])
+    if table.get("correlation") is not None:
+        print(f"groups in both halves: {both}; Pearson r of their training and held-out bias: {table['correlation']:.3f}")
+
+    # Within-sweep residuals; the what-if's groups keep the training ones.
+    fix = collections.defaultdict(list)
     within = {"train": [], "heldout": []}
     for sweep, tiles in sweeps.items():
         split = split_of[sweep]
@@ -139,27 +153,10 @@ def main():
         mean = sum(lr) / len(lr)
         for (tile, family, _, _, _), x in zip(tiles, lr):
             within[split].append(x - mean)
-            resid[group_of(sweep, tile, family, "tile")][split].append(x - mean)
             g = group_of(sweep, tile, family, a.softmax_groups)
             if g is not None and split == "train":
                 fix[g].append(x - mean)
     bias = {g: sum(v) / len(v) for g, v in fix.items() if v}
-
-    print("tile bias: mean within-sweep residual, ln(predicted/measured) minus its sweep's mean, as a factor - 1")
-    print(f"{'family':18} {'tile':22} {'d':>4} {'train (n)':>13} {'held out (n)':>13}")
-    for g in sorted(resid):
-        tr, ho = bias_cells(resid[g])
-        print(f"{g[0]:18} {g[1]:22} {g[2][1:] if g[2].startswith('d') else g[2]:>4} {tr:>13} {ho:>13}")
-    both = [(sum(v["train"]) / len(v["train"]), sum(v["heldout"]) / len(v["heldout"]))
-            for v in resid.values() if v["train"] and v["heldout"]]
-    if len(both) >= 3:
-        mx = sum(x for x, _ in both) / len(both)
-        my = sum(y for _, y in both) / len(both)
-        sxy = sum((x - mx) * (y - my) for x, y in both)
-        sxx = sum((x - mx) ** 2 for x, _ in both)
-        syy = sum((y - my) ** 2 for _, y in both)
-        r = sxy / math.sqrt(sxx * syy) if sxx > 0 and syy > 0 else float("nan")
-        print(f"groups in both halves: {len(both)}; Pearson r of their training and held-out bias: {r:.3f}")
 
     if a.launches:
         print_launch_bias(sweeps, split_of)
