@@ -169,7 +169,8 @@ std::optional<std::int64_t> as_integer(const json::value& v) {
 // A range no GPU leaves, by the unit in the field's name: it catches a value in the wrong unit or
 // a typo (1e-300 B/s, a latency of 1e308 ns) that the sign rules let through and that would make
 // every prediction infinite or the simulator never finish. Empty when the value is plausible.
-std::string implausible(const std::string& name, double v) {
+// `zero_ok`: the field may be 0 (an optional rate or cost left off); the message says so only then.
+std::string implausible(const std::string& name, double v, bool zero_ok) {
     auto ends = [&](const char* suffix) {
         const std::string s(suffix);
         return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0;
@@ -191,11 +192,45 @@ std::string implausible(const std::string& name, double v) {
     } else {
         return {};
     }
-    if (v == 0 || (v >= lo && v <= hi)) return {};
+    if ((v == 0 && zero_ok) || (v >= lo && v <= hi)) return {};
     std::ostringstream os;
-    os << "must be 0 or in [" << lo << ", " << hi << "] " << what << " (got " << v
-       << "): no GPU is this slow or fast; is the unit right?";
+    if (lo == 0)
+        os << "must be at most " << hi;
+    else
+        os << (zero_ok ? "must be 0 or in [" : "must be in [") << lo << ", " << hi << "]";
+    os << " " << what << " (got " << v << "): no GPU is this slow or fast; is the unit right?";
     return os.str();
+}
+
+// The largest value an integer fact of a profile may take: generous for any GPU of today or the
+// next generations (the largest have 144 SMs, 2048 threads and 256 KiB of L1 per SM, 126 MB of
+// L2), but small enough that the simulator's per-SM and per-slot tables fit in memory. 0: no
+// limit beyond the field's type.
+std::int64_t integer_limit(const std::string& name) {
+    static const std::map<std::string, std::int64_t> limits = {
+        {"sm_count", 4096},
+        {"max_threads_per_sm", 16384},
+        {"max_warps_per_sm", 512},
+        {"max_blocks_per_sm", 512},
+        {"max_threads_per_block", 16384},
+        {"warp_size_threads", 128},
+        {"sm_subpartitions", 64},
+        {"registers_per_sm", std::int64_t{1} << 24},
+        {"max_registers_per_thread", 4096},
+        {"max_registers_per_block", std::int64_t{1} << 24},
+        {"register_allocation_unit", 4096},
+        {"smem_per_sm_bytes", std::int64_t{64} << 20},
+        {"smem_per_block_max_bytes", std::int64_t{64} << 20},
+        {"smem_reserved_per_block_bytes", std::int64_t{64} << 20},
+        {"l1_smem_bytes_per_sm", std::int64_t{64} << 20},
+        {"l2_bytes", std::int64_t{16} << 30},
+        {"l2_line_bytes", 4096},
+        {"l2_sector_bytes", 4096},
+        {"l2_partitions", 64},
+        {"hbm_bytes", std::int64_t{1} << 50},
+    };
+    const auto it = limits.find(name);
+    return it == limits.end() ? 0 : it->second;
 }
 
 class Parser {
@@ -254,13 +289,16 @@ public:
             auto nv = as_number(*value);
             if (!nv || !std::isfinite(*nv) || (positive ? *nv <= 0 : *nv < 0))
                 return fail(vpath, std::string(num_rule) + " (got " + show(*value) + ")");
-            if (std::string why = implausible(spec.name, *nv); !why.empty()) return fail(vpath, why);
+            if (std::string why = implausible(spec.name, *nv, !positive); !why.empty()) return fail(vpath, why);
             hw.*std::get<double Hardware::*>(spec.member) = *nv;
             return {};
         }
         auto iv = as_integer(*value);
         if (!iv || (positive ? *iv <= 0 : *iv < 0))
             return fail(vpath, std::string(int_rule) + " (got " + show(*value) + ")");
+        if (const std::int64_t hi = integer_limit(spec.name); hi > 0 && *iv > hi)
+            return fail(vpath, "must be at most " + std::to_string(hi) + " (got " + show(*value) +
+                                   "): no GPU is this large; is the unit right?");
         if (std::holds_alternative<int Hardware::*>(spec.member)) {
             if (*iv > INT32_MAX) return fail(vpath, "must be at most 2147483647 (got " + show(*value) + ")");
             hw.*std::get<int Hardware::*>(spec.member) = static_cast<int>(*iv);
@@ -302,7 +340,7 @@ public:
             } else if (!nv || !std::isfinite(*nv) || *nv < 0) {
                 return fail(path, "must be a non-negative number (got " + show(*val) + ")");
             }
-            if (std::string why = implausible(key, *nv); !why.empty()) return fail(path, why);
+            if (std::string why = implausible(key, *nv, it->rule == CalRule::non_negative); !why.empty()) return fail(path, why);
             hw.calibration.*(it->member) = *nv;
         }
         hw.calibration.calibrated = true;

@@ -228,11 +228,17 @@ TEST_CASE("a profile value no GPU has (in the wrong unit, a typo) is refused wit
         const char* value;
         const char* says;
     };
-    for (const Bad& b : {Bad{"hbm_bandwidth_bytes_per_s", "1e-300", "must be 0 or in [1000, 1e+18] per second"},
-                         Bad{"sm_clock_hz", "0.5", "must be 0 or in [1000, 1e+18] per second"},
-                         Bad{"hbm_latency_ns", "1e308", "must be 0 or in [0, 1e+09] ns"},
-                         Bad{"kernel_launch_latency_ns", "1e12", "must be 0 or in [0, 1e+09] ns"},
-                         Bad{"smem_bandwidth_bytes_per_cycle_per_sm", "1e-300", "must be 0 or in [0.001, 1e+09] per cycle"}}) {
+    // A positive field's range does not offer 0; a range from 0 is stated as its upper end.
+    for (const Bad& b : {Bad{"hbm_bandwidth_bytes_per_s", "1e-300", "must be in [1000, 1e+18] per second"},
+                         Bad{"sm_clock_hz", "0.5", "must be in [1000, 1e+18] per second"},
+                         Bad{"hbm_latency_ns", "1e308", "must be at most 1e+09 ns"},
+                         Bad{"kernel_launch_latency_ns", "1e12", "must be at most 1e+09 ns"},
+                         Bad{"smem_bandwidth_bytes_per_cycle_per_sm", "1e-300", "must be in [0.001, 1e+09] per cycle"},
+                         // Integer facts: a huge SM count would have the simulator allocate
+                         // tables per SM until it runs out of memory.
+                         Bad{"sm_count", "100000000", "must be at most 4096 (got 100000000)"},
+                         Bad{"max_blocks_per_sm", "2147483647", "must be at most 512"},
+                         Bad{"l2_bytes", "1099511627776", "must be at most 17179869184"}}) {
         INFO(b.field);
         json::value v = json::parse(text);
         v.as_object()[b.field].as_object()["value"] = json::parse(b.value);
@@ -241,9 +247,10 @@ TEST_CASE("a profile value no GPU has (in the wrong unit, a typo) is refused wit
         CHECK(hw.error().message.find(std::string("profile bad.json: $.") + b.field + ".value: " + b.says) == 0);
         CHECK(hw.error().message.find("is the unit right?") != std::string::npos);
     }
-    for (const Bad& b : {Bad{"warp_iteration_ns", "1e308", "must be 0 or in [0, 1e+09] ns"},
-                         Bad{"tensor_efficiency", "1e-308", "must be 0 or in [1e-06, 1] of peak"},
-                         Bad{"load_latency_ns_per_byte", "1e9", "must be 0 or in [0, 1e+06]"}}) {
+    for (const Bad& b : {Bad{"warp_iteration_ns", "1e308", "must be at most 1e+09 ns"},
+                         Bad{"tensor_efficiency", "1e-308", "must be in [1e-06, 1] of peak"},
+                         Bad{"load_latency_ns_per_byte", "1e9", "must be at most 1e+06"},
+                         Bad{"fragment_store_bytes_per_s", "1", "must be 0 or in [1000, 1e+18] per second"}}) {
         INFO(b.field);
         json::value v = json::parse(text);
         v.as_object()["calibration"].as_object()[b.field] = json::parse(b.value);
