@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <thread>
 
@@ -111,6 +112,17 @@ int run_validate(int argc, char** argv) {
         for (const auto& c : data->cases)
             std::cout << validate::simulation_cost(c.measured.workload, *hw) << ' ' << c.name << '\n';
         return 0;
+    }
+
+    // Measurements of another GPU are allowed (how far one card's calibration carries to another
+    // is a question worth asking), but never by accident: say so.
+    {
+        std::map<std::string, std::size_t> other;
+        for (const auto& c : data->cases)
+            if (!c.measured.gpu.empty() && c.measured.gpu != hw->name) ++other[c.measured.gpu];
+        for (const auto& [gpu, n] : other)
+            std::cerr << "validate: warning: " << n << " of " << data->cases.size() << " cases were measured on '" << gpu
+                      << "', and the profile is '" << hw->name << "'\n";
     }
 
     const std::string model = vm["model"].as<std::string>();

@@ -44,8 +44,25 @@ std::string prediction_cache_jsonl(const Report& r, const std::string& fingerpri
     return o.str();
 }
 
+namespace {
+
+// One stored quantity: absent or null (what the writer puts for a value the model does not give)
+// is NaN; otherwise a finite number >= 0, or an error naming `where` + the quantity.
+Result<double> read_quantity(const json::object& pred, std::size_t i, const std::string& where) {
+    const auto* x = pred.if_contains(kQuantityIds[i]);
+    if (x == nullptr || x->is_null()) return static_cast<double>(NAN);
+    if (!x->is_number()) return make_error(where + kQuantityIds[i] + " must be a number or null (got " + json::serialize(*x) + ")");
+    const double v = x->to_number<double>();
+    if (!std::isfinite(v) || v < 0)
+        return make_error(where + kQuantityIds[i] + " must be a finite number >= 0 (got " + json::serialize(*x) + ")");
+    return v;
+}
+
+}  // namespace
+
 Result<PredictionCache> parse_prediction_cache(const std::string& text, const std::string& origin) {
     PredictionCache cache;
+    bool header = false;
     std::istringstream in(text);
     std::string line;
     int no = 0;
@@ -59,7 +76,7 @@ Result<PredictionCache> parse_prediction_cache(const std::string& text, const st
         if (const std::string dup = json_duplicate_key(line); !dup.empty())
             return make_error(where + ": " + dup + ": " + kDuplicateKeyRule);
         const json::object& o = v.as_object();
-        if (no == 1) {
+        if (!header) {
             const auto* m = o.if_contains("model");
             const auto* g = o.if_contains("gpu");
             const auto* f = o.if_contains("profile_fingerprint");
@@ -68,6 +85,7 @@ Result<PredictionCache> parse_prediction_cache(const std::string& text, const st
             cache.model = std::string(m->as_string());
             cache.gpu = std::string(g->as_string());
             cache.profile_fingerprint = std::string(f->as_string());
+            header = true;
             continue;
         }
         const auto* name = o.if_contains("case");
@@ -76,10 +94,14 @@ Result<PredictionCache> parse_prediction_cache(const std::string& text, const st
             return make_error(where + ": needs \"case\" (string) and \"predicted\" (object)");
         CachedPrediction cp;
         for (std::size_t i = 0; i < kQuantityCount; ++i) {
-            const auto* x = pred->as_object().if_contains(kQuantityIds[i]);
-            cp.predicted[i] = (x != nullptr && x->is_number()) ? x->to_number<double>() : NAN;
+            auto q = read_quantity(pred->as_object(), i, where + ": predicted.");
+            if (!q) return q.error();
+            cp.predicted[i] = *q;
         }
         if (const auto* e = o.if_contains("error"); e != nullptr && e->is_string()) cp.error = std::string(e->as_string());
+        // A case the model predicted has a time: without one it would silently leave the figures.
+        if (cp.error.empty() && !(cp.predicted[static_cast<std::size_t>(Quantity::time)] > 0))
+            return make_error(where + ": predicted.time must be a positive number when the case has no \"error\"");
         if (const auto* ls = o.if_contains("launches"); ls != nullptr) {
             if (!ls->is_array()) return make_error(where + ": \"launches\" must be an array");
             for (const auto& l : ls->as_array()) {
@@ -90,15 +112,16 @@ Result<PredictionCache> parse_prediction_cache(const std::string& text, const st
                     return make_error(where + ": each launch needs \"name\" (string) and \"predicted\" (object)");
                 std::array<double, kQuantityCount> lv{};
                 for (std::size_t i = 0; i < kQuantityCount; ++i) {
-                    const auto* x = lp->as_object().if_contains(kQuantityIds[i]);
-                    lv[i] = (x != nullptr && x->is_number()) ? x->to_number<double>() : NAN;
+                    auto q = read_quantity(lp->as_object(), i, where + ": launch " + std::string(ln->as_string()) + " predicted.");
+                    if (!q) return q.error();
+                    lv[i] = *q;
                 }
                 cp.launches.emplace_back(std::string(ln->as_string()), lv);
             }
         }
         cache.cases[std::string(name->as_string())] = cp;
     }
-    if (no == 0) return make_error(origin + ": empty predictions file");
+    if (!header) return make_error(origin + ": empty predictions file (no header line)");
     return cache;
 }
 

@@ -487,6 +487,23 @@ Result<Report> run_validation(const Dataset& data, const Hardware& hw, const std
     r.heldout = pick(Split::heldout);
     r.all = summarize(r.cases, r.sweeps);
     r.checks = check_targets(r.heldout, options.targets);
+    // A case the model could not predict, or whose stored time is unusable, drops out of the
+    // figures above; the report keeps it, and this check fails so that nothing passes without it.
+    {
+        const auto t = static_cast<std::size_t>(Quantity::time);
+        std::size_t failed = 0;
+        std::string first;
+        for (const auto& c : r.cases) {
+            const bool measured = std::isfinite(c.measured[t]) && c.measured[t] > 0;
+            if (c.error.empty() && (!measured || usable(c.predicted[t], c.measured[t]))) continue;
+            if (failed++ == 0) first = c.name + ": " + (c.error.empty() ? "no usable predicted time" : c.error);
+        }
+        Check c{"every case predicted" + (failed == 0 ? std::string()
+                                                      : ": " + std::to_string(failed) + " of " + std::to_string(r.cases.size()) +
+                                                            " not (first: " + first + ")"),
+                failed == 0 ? 1.0 : 0.0, 1.0, false, failed == 0};
+        r.checks.push_back(c);
+    }
     if (options.cache != nullptr) {
         Check c{"stored predictions reproduce" + (cache_problem.empty() ? std::string() : ": " + cache_problem),
                 cache_problem.empty() ? 1.0 : 0.0, 1.0, false, cache_problem.empty()};

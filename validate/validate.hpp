@@ -168,7 +168,7 @@ struct Report {
     std::vector<CaseResult> cases;
     std::vector<SweepResult> sweeps;
     SplitSummary train, heldout, all;
-    std::vector<Check> checks;  // held-out targets (+ stored-prediction reproduction, if used)
+    std::vector<Check> checks;  // held-out targets, every case predicted (+ stored-prediction reproduction, last, if used)
     std::string predictions_source;  // "model run" or "stored: ..., N re-predicted, M matched"
     bool pass = false;                // every check meets its target
     bool pass_with_baseline = false;  // every check meets its target or its recorded figure

@@ -88,6 +88,17 @@ Predictor scaled(const Dataset& d, double bytes_factor, double time_factor, bool
     };
 }
 
+// `d` less the one case that scaled() cannot predict.
+Dataset predictable(Dataset d) {
+    d.cases.erase(std::remove_if(d.cases.begin(), d.cases.end(),
+                                 [](const Case& c) {
+                                     const Workload& w = c.measured.workload;
+                                     return w.m == 6144 && w.tile.m == 64 && w.tile.n == 64;
+                                 }),
+                  d.cases.end());
+    return d;
+}
+
 }  // namespace
 
 TEST_CASE("validate: exact predictions pass every target", "[validate][report]") {
@@ -109,7 +120,23 @@ TEST_CASE("validate: exact predictions pass every target", "[validate][report]")
     CHECK(r->all.order_resolution95 == Approx(0.01));
     CHECK(r->sweeps.size() == 6);
     CHECK(r->heldout.sweeps_ranked + r->train.sweeps_ranked == 6);
-    if (r->heldout.sweeps_ranked > 0) CHECK(r->pass);
+    // Every target is met, but the case left out of the figures fails the check that every case
+    // was predicted, with its name and reason: nothing passes without it.
+    const auto every = std::find_if(r->checks.begin(), r->checks.end(),
+                                    [](const Check& c) { return c.what.rfind("every case predicted", 0) == 0; });
+    REQUIRE(every != r->checks.end());
+    CHECK_FALSE(every->pass);
+    CHECK_THAT(every->what, Catch::Contains("1 of 36 not (first: ") && Catch::Contains("tile not supported by model"));
+    CHECK(check_line(*every).find("FAIL") == 0);
+    for (const auto& c : r->checks)
+        if (!c.id.empty() && r->heldout.sweeps_ranked > 0) CHECK(c.pass);
+    CHECK_FALSE(r->pass);
+    // Without that case every check passes.
+    auto all = run_validation(predictable(d), hw(), "test", scaled(d, 1.0, 1.0, false), {SplitFilter::all, 2, {}});
+    REQUIRE(all.ok());
+    CHECK(all->cases.size() == 35);
+    for (const auto& c : all->checks) CHECK(c.pass);
+    if (all->heldout.sweeps_ranked > 0) CHECK(all->pass);
 }
 
 TEST_CASE("validate: biased bytes and reversed ranking fail the right checks", "[validate][report]") {
@@ -324,6 +351,28 @@ TEST_CASE("stored predictions: round trip, reproduction check passes, a changed 
     CHECK_FALSE(stale->checks.back().pass);
     CHECK(stale->checks.back().what.find("another version of profile") != std::string::npos);
     CHECK_FALSE(parse_prediction_cache("{\"case\":1}\n", "bad").ok());
+    // A stored value that is not a number >= 0 (or null), or a case without an error and
+    // without a positive time, is an error with its line: it would leave the figures silently.
+    {
+        const std::string header = text.substr(0, text.find('\n') + 1);
+        const std::string line = "{\"case\":\"c\",\"predicted\":{\"hbm_bytes\":1,\"time\":";
+        for (const auto& [time, says] : std::vector<std::pair<std::string, std::string>>{
+                 {"-5}}", "cache.jsonl:2: predicted.time must be a finite number >= 0 (got -5)"},
+                 {"\"x\"}}", "cache.jsonl:2: predicted.time must be a number or null (got \"x\")"},
+                 {"null}}", "cache.jsonl:2: predicted.time must be a positive number when the case has no \"error\""},
+                 {"0}}", "cache.jsonl:2: predicted.time must be a positive number when the case has no \"error\""}}) {
+            auto bad = parse_prediction_cache(header + line + time + "\n", "cache.jsonl");
+            REQUIRE_FALSE(bad.ok());
+            CHECK(bad.error().message == says);
+        }
+        // the writer's own form of a case the model could not predict is read back
+        auto failed = parse_prediction_cache(header + line + "null},\"error\":\"tile too big\"}\n", "cache.jsonl");
+        REQUIRE(failed.ok());
+        CHECK(failed->cases.at("c").error == "tile too big");
+        auto none = parse_prediction_cache("\n\n", "empty.jsonl");
+        REQUIRE_FALSE(none.ok());
+        CHECK(none.error().message == "empty.jsonl: empty predictions file (no header line)");
+    }
     // a line of the stored file that states a key twice (the first line: its model)
     std::string twice = text;
     twice.insert(twice.find('{') + 1, "\"model\":\"other\",");
@@ -334,7 +383,7 @@ TEST_CASE("stored predictions: round trip, reproduction check passes, a changed 
 
 TEST_CASE("baseline: a missed target within its recorded figure passes --check, a regression fails it",
           "[validate][report]") {
-    const Dataset d = synthetic();
+    const Dataset d = predictable(synthetic());
     auto r = run_validation(d, hw(), "test", scaled(d, 1.08, 1.0, true), {SplitFilter::heldout, 1, {}});
     REQUIRE(r);
     REQUIRE_FALSE(r->pass);
