@@ -36,6 +36,9 @@ Status parse_command_line(int argc, char** argv, const po::options_description& 
     } catch (const po::error& e) {
         return make_error(e.what());
     }
+    // An empty --out would quietly mean standard output: refused like any other empty value.
+    if (vm.count("out") != 0 && !vm["out"].defaulted() && vm["out"].as<std::string>().empty())
+        return make_error("--out has an empty value");
     return {};
 }
 

@@ -17,7 +17,7 @@ int cli_fail(int code, const std::string& message);
 Status write_output(const std::string& path, const std::string& text);
 
 // Parses argv with `options`; on a syntax error returns an Error with the program_options
-// message. Unknown options and stray positional arguments are errors.
+// message. Unknown options, stray positional arguments and an empty --out are errors.
 Status parse_command_line(int argc, char** argv, const boost::program_options::options_description& options,
                           boost::program_options::variables_map& vm);
 

@@ -51,7 +51,8 @@ int run_bench(int argc, char** argv) {
         "model", po::value<std::string>()->default_value("analytic"), "prediction model")(
         "seconds", po::value<double>()->default_value(1.0), "how long to run");
     po::options_description all;
-    all.add(workload_options("Workload (optional; default: a fixed mix of all families)")).add(general);
+    const po::options_description workload = workload_options("Workload (optional; default: a fixed mix of all families)");
+    all.add(workload).add(general);
     po::variables_map vm;
     if (Status s = parse_command_line(argc, argv, all, vm); !s) return cli_fail(2, s.error().message);
     if (vm.count("help")) {
@@ -68,6 +69,11 @@ int run_bench(int argc, char** argv) {
     if (!hw) return cli_fail(2, hw.error().message);
     const std::string model = vm["model"].as<std::string>();
 
+    // Without --kernel the fixed mix runs: a workload flag would be ignored, so it is refused.
+    if (vm.count("kernel") == 0)
+        for (const auto& o : workload.options())
+            if (vm.count(o->long_name()) != 0)
+                return cli_fail(2, "--" + o->long_name() + " needs --kernel (without it bench runs its fixed mix of workloads)");
     auto given = workload_spec_from(vm);
     if (!given) return cli_fail(2, given.error().message);
     std::vector<WorkloadSpec> specs = given->kernel ? std::vector<WorkloadSpec>{*given} : default_set();

@@ -10,6 +10,7 @@
 // training case, provenance; JSON) to --fit-report or <out stem>.fit-report.
 #include <boost/program_options.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -20,6 +21,7 @@
 #include "cli/cli_util.hpp"
 #include "cli/commands.hpp"
 #include "cli/models.hpp"
+#include "cli/workload_options.hpp"
 #include "core/hardware.hpp"
 #include "validate/build_info.hpp"
 #include "validate/calibrate.hpp"
@@ -44,6 +46,35 @@ bool write_file(const std::filesystem::path& path, const std::string& text) {
     std::ofstream f(path, std::ios::binary);
     f << text;
     return static_cast<bool>(f);
+}
+
+// Whether `path` could be written after the fit, checked before it so that a bad --out or
+// --fit-report costs seconds, not the fit: not a directory, its directories can be made, the
+// file opens for appending. Nothing is left behind: an existing file is not truncated, and a
+// file or directories made here are removed again.
+Status check_writable(const std::string& flag, const std::filesystem::path& path) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (path.empty()) return make_error(flag + " has an empty value");
+    if (fs::is_directory(path, ec)) return make_error(flag + ": '" + path.string() + "' is a directory");
+    fs::path first_missing;  // the outermost directory that create_directories makes
+    for (fs::path p = path.parent_path(); !p.empty() && p != p.parent_path() && !fs::exists(p, ec); p = p.parent_path())
+        first_missing = p;
+    Status result;
+    if (path.has_parent_path() && !fs::create_directories(path.parent_path(), ec) && ec) {
+        result = make_error(flag + ": cannot create directory '" + path.parent_path().string() + "' (" + ec.message() + ")");
+    } else {
+        const bool existed = fs::exists(path, ec);
+        if (!std::ofstream(path, std::ios::binary | std::ios::app).is_open())
+            result = make_error(flag + ": cannot open '" + path.string() + "' for writing");
+        if (!existed) fs::remove(path, ec);
+    }
+    if (!first_missing.empty())
+        for (fs::path p = path.parent_path();; p = p.parent_path()) {
+            fs::remove(p, ec);  // only if empty: made above
+            if (p == first_missing) break;
+        }
+    return result;
 }
 
 }  // namespace
@@ -139,6 +170,12 @@ int run_calibrate(int argc, char** argv) {
         for (const std::string& t : vm["fit-include"].as<std::vector<std::string>>())
             if (t.empty()) return cli_fail(2, "calibrate: --fit-include must not be empty");
     }
+    // The measuring options do nothing with --from: refused rather than ignored.
+    if (vm.count("from") != 0)
+        for (const char* flag : {"no-counters", "time-budget-s", "repeats", "warmup"})
+            if (vm.count(flag) != 0 && !vm[flag].defaulted())
+                return cli_fail(2, std::string("calibrate: --") + flag +
+                                       " applies only when calibrate measures (not with --from)");
     const int repeats = vm["repeats"].as<int>();
     if (repeats < 1 || repeats > 1000) return cli_fail(2, "calibrate: --repeats must be in [1, 1000] (got " + std::to_string(repeats) + ")");
 
@@ -169,6 +206,31 @@ int run_calibrate(int argc, char** argv) {
         return 0;
     }
 
+    // Checked before measuring or fitting, which take minutes to hours.
+    const std::string model = vm["model"].as<std::string>();
+    if (const auto models = available_models(); std::find(models.begin(), models.end(), model) == models.end()) {
+        std::string list;
+        for (const auto& m : models) list += (list.empty() ? "" : ", ") + m;
+        return cli_fail(2, "calibrate: --model must be one of " + list + " (got '" + model + "')");
+    }
+    std::vector<std::string> fit_fields = split_commas(vm["fit"].as<std::string>());
+    for (const std::string& f : fit_fields)
+        if (f.empty())
+            return cli_fail(2, "calibrate: --fit has an empty field name (got '" + vm["fit"].as<std::string>() +
+                                   "'); it takes a comma-separated list of Calibration fields");
+    std::filesystem::path out, fit_path;
+    if (vm.count("out") != 0) {
+        out = vm["out"].as<std::string>();
+        fit_path = out;
+        fit_path.replace_extension(".fit-report");
+        if (vm.count("fit-report") != 0) fit_path = vm["fit-report"].as<std::string>();
+        if (Status s = check_writable("--out", out); !s) return cli_fail(2, "calibrate: " + s.error().message);
+        if (Status s = check_writable("--fit-report", fit_path); !s) return cli_fail(2, "calibrate: " + s.error().message);
+    } else if (vm.count("fit-report") != 0) {
+        return cli_fail(2, "calibrate: --fit-report needs --out FILE (without it the profile goes to standard output "
+                           "and the fit report, as a table, to standard error)");
+    }
+
     Result<validate::Dataset> data = make_error("no data");
     if (vm.count("from") != 0) {
         data = validate::load_dataset(vm["from"].as<std::string>());
@@ -191,7 +253,7 @@ int run_calibrate(int argc, char** argv) {
             co.extra_training.push_back(std::move(*extra));
         }
     }
-    co.fit = split_list(vm["fit"].as<std::string>());
+    co.fit = fit_fields;
     co.max_evaluations = max_evals;
     co.fit_lrc = vm.count("no-lrc-fit") == 0;
     if (const std::string method = vm["method"].as<std::string>(); method == "lm") {
@@ -226,7 +288,6 @@ int run_calibrate(int argc, char** argv) {
     co.time_budget_s = vm["fit-budget-s"].as<double>();
     if (!(co.time_budget_s >= 0)) return cli_fail(2, "calibrate: --fit-budget-s must be >= 0");
     co.progress = [](const std::string& line) { std::cerr << "calibrate: " << line << std::endl; };
-    const std::string model = vm["model"].as<std::string>();
     co.provenance["calibrated_date"] = validate::utc_now_iso();
     co.provenance["calibrate_commit"] = validate::build_commit();
     co.provenance["calibrated_model"] = model;
@@ -239,20 +300,20 @@ int run_calibrate(int argc, char** argv) {
     r->hw.origin.clear();
 
     const std::string profile = validate::calibrated_profile_json(*r);
+    // A profile that `predict --gpu` would refuse is not written.
+    if (auto reloaded = parse_hardware(profile, "the calibrated profile"); !reloaded)
+        return cli_fail(2, "calibrate: " + reloaded.error().message + " (not written)");
     if (vm.count("out") == 0) {
         std::cout << profile << std::flush;
         if (!std::cout) return cli_fail(2, "calibrate: cannot write to standard output");
         std::cerr << validate::fit_report_table(*r);
         return 0;
     }
-    const std::filesystem::path out = vm["out"].as<std::string>();
-    if (out.has_parent_path()) {
-        std::error_code ec;
-        std::filesystem::create_directories(out.parent_path(), ec);
-    }
-    std::filesystem::path fit_path = out;
-    fit_path.replace_extension(".fit-report");
-    if (vm.count("fit-report") != 0) fit_path = vm["fit-report"].as<std::string>();
+    for (const std::filesystem::path& p : {out, fit_path})
+        if (p.has_parent_path()) {
+            std::error_code ec;
+            std::filesystem::create_directories(p.parent_path(), ec);
+        }
     if (!write_file(out, profile)) return cli_fail(2, "calibrate: cannot write " + out.string());
     if (!write_file(fit_path, validate::fit_report_json(*r))) return cli_fail(2, "calibrate: cannot write " + fit_path.string());
     std::cout << validate::fit_report_table(*r) << "wrote " << out.string() << " and " << fit_path.string() << "\n";

@@ -31,6 +31,7 @@ int run_predict(int argc, char** argv) {
     const std::string format = vm["format"].as<std::string>();
     if (format != "table" && format != "json" && format != "csv")
         return cli_fail(2, "--format must be table, json or csv (got '" + format + "')");
+    if (vm.count("timeline") > 0 && format != "json") return cli_fail(2, "--timeline needs --format json");
     auto spec = workload_spec_from(vm);
     if (!spec) return cli_fail(2, spec.error().message);
     auto workload = make_workload(*spec);

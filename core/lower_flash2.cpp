@@ -111,8 +111,10 @@ Result<std::vector<Launch>> lower_flash2(const Workload& w, const Hardware& hw) 
     c.flops_fp32 = bh * (pairs * (4.0 * br * bc + br * d) + qt * br * d);
 
     l.program = [p](std::int64_t item, std::vector<Step>& out) { flash2_program(p, item, out); };
+    // The K/V buffers are per stage: past one stage the stage count is part of the size.
     const std::string what = "tile " + std::to_string(p.br) + "x" + std::to_string(p.bc) + " with head-dim " +
-                             std::to_string(p.d);
+                             std::to_string(p.d) +
+                             (w.tile.stages > 1 ? " and " + std::to_string(w.tile.stages) + " stages" : std::string());
     if (Status s = finish_launch(l, hw, what, w.persistent); !s) return s.error();
     return std::vector<Launch>{std::move(l)};
 }

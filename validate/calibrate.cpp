@@ -407,14 +407,19 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
         const char* param;
         double denominator;
         const char* what;
+        const char* unit;
     };
     const double smem_peak = base.smem_bandwidth_bytes_per_cycle_per_sm * base.sm_clock_hz * base.sm_count;
     const Direct direct[] = {
-        {"hbm_bandwidth", "hbm_efficiency", base.hbm_bandwidth_bytes_per_s, "profile hbm_bandwidth_bytes_per_s"},
-        {"smem_bandwidth", "smem_efficiency", smem_peak, "smem B/clk/SM x sm_clock x SMs"},
-        {"tensor_fp16", "tensor_efficiency", base.tensor_fp16_flops_per_s, "profile tensor_fp16_flops_per_s"},
-        {"fp32", "fp32_efficiency", base.fp32_flops_per_s, "profile fp32_flops_per_s"},
+        {"hbm_bandwidth", "hbm_efficiency", base.hbm_bandwidth_bytes_per_s, "profile hbm_bandwidth_bytes_per_s", "B/s"},
+        {"smem_bandwidth", "smem_efficiency", smem_peak, "smem B/clk/SM x sm_clock x SMs", "B/s"},
+        {"tensor_fp16", "tensor_efficiency", base.tensor_fp16_flops_per_s, "profile tensor_fp16_flops_per_s", "FLOP/s"},
+        {"fp32", "fp32_efficiency", base.fp32_flops_per_s, "profile fp32_flops_per_s", "FLOP/s"},
     };
+    // A microbenchmark below 1% or above 150% of its peak is a broken measurement or a wrong
+    // unit, not an efficiency to clamp: refused before anything is fitted. Between 100% and 150%
+    // (a clock above the datasheet's) the efficiency is 1.
+    constexpr double kMinOfPeak = 0.01, kMaxOfPeak = 1.5;
     std::vector<std::string> fit = options.fit;
     for (const auto& f : fit)
         if (auto field = calibration_field(cal, f); !field) return field.error();
@@ -423,7 +428,12 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
         double* field = *calibration_field(cal, d.param);
         const bool fitted = std::find(fit.begin(), fit.end(), d.param) != fit.end();
         if (std::isfinite(v) && d.denominator > 0) {
-            const double measured = std::clamp(v / d.denominator, 0.05, 1.0);
+            if (!(v >= kMinOfPeak * d.denominator && v <= kMaxOfPeak * d.denominator))
+                return make_error("calibrate: microbenchmark " + std::string(d.bench) + " = " + sci(v) + " " + d.unit +
+                                  " is implausible: outside [" + sci(kMinOfPeak * d.denominator) + ", " +
+                                  sci(kMaxOfPeak * d.denominator) + "] " + d.unit + " (1% to 150% of " + d.what + " " +
+                                  sci(d.denominator) + ")");
+            const double measured = std::clamp(v / d.denominator, kMinOfPeak, 1.0);
             std::string how = std::string("microbenchmark ") + d.bench + " = " + sci(v) + " / " + d.what + " " +
                               sci(d.denominator);
             // A refit of a calibrated profile starts a fitted parameter at that profile's value
@@ -440,6 +450,19 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
             fit.push_back(d.param);  // no microbenchmark: the fit must find it
         }
     }
+    // The microbenchmarks that become profile numbers must be within the profile's own limits
+    // (core/hardware.cpp), or the calibrated profile would not load.
+    struct Limit {
+        const char* bench;
+        double lo, hi;
+        const char* unit;
+    };
+    for (const Limit& l : {Limit{"l2_bandwidth", 1e3, 1e18, "B/s"}, Limit{"hbm_latency", 0, 1e9, "ns"},
+                           Limit{"l2_latency", 0, 1e9, "ns"}, Limit{"launch_overhead", 0, 1e9, "ns"}})
+        if (const double v = microbench_value(data, l.bench); std::isfinite(v) && !(v >= l.lo && v <= l.hi))
+            return make_error("calibrate: microbenchmark " + std::string(l.bench) + " = " + sci(v) + " " + l.unit +
+                              " is implausible: outside [" + sci(l.lo) + ", " + sci(l.hi) + "] " + l.unit +
+                              " (a profile's limit)");
     // L2 bandwidth is in no datasheet (profiles carry an estimate): the measured figure replaces
     // the profile's value and l2_efficiency stays 1.
     if (const double v = microbench_value(data, "l2_bandwidth"); std::isfinite(v)) {

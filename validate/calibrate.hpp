@@ -10,7 +10,9 @@
 //     and the latencies hbm_latency_ns / l2_latency_ns (pointer chase) and the L2 bandwidth
 //     l2_bandwidth_bytes_per_s (no datasheet gives it; profiles hold an estimate) replace the
 //     profile's values (l2_efficiency then stays 1).
-//     Efficiencies are clamped to [0.05, 1].
+//     A microbenchmark below 1% or above 150% of its peak is refused (an error naming it);
+//     efficiencies between 1 and 1.5 become 1. One that becomes a profile number (L2 bandwidth,
+//     latencies, launch overhead) must be within the profile's limits.
 //  2. A least-squares fit of predicted vs measured kernel time on the training cases:
 //       minimise  mean over training cases of ( ln(t_predicted / t_measured) )^2
 //     where a case of several launches (naive attention) whose measurement times each launch

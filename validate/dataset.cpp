@@ -2,6 +2,7 @@
 
 #include <boost/json.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <fstream>
@@ -9,6 +10,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <vector>
 
 #include "core/json_keys.hpp"
 #include "core/result_io.hpp"
@@ -144,6 +146,16 @@ Result<Dataset> parse_dataset(const std::string& jsonl_text, const std::string& 
             if (val == nullptr || !val->is_number())
                 return make_error(where + ": $.value must be a number for microbench '" +
                                   std::string(mb->as_string()) + "'");
+            // The names calibrate reads (dataset.hpp); any other is a typo that would be ignored.
+            static const std::vector<std::string> known = {"hbm_bandwidth", "l2_bandwidth", "smem_bandwidth",
+                                                           "hbm_latency",   "l2_latency",   "tensor_fp16",
+                                                           "fp32",          "launch_overhead"};
+            if (std::find(known.begin(), known.end(), std::string(mb->as_string())) == known.end()) {
+                std::string list;
+                for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+                return make_error(where + ": unknown microbenchmark '" + std::string(mb->as_string()) +
+                                  "' (known: " + list + ")");
+            }
             Microbench m{std::string(mb->as_string()), val->to_number<double>(), string_field(o, "unit")};
             if (!std::isfinite(m.value) || m.value <= 0)
                 return make_error(where + ": $.value must be finite and > 0 (got " +

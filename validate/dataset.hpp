@@ -21,6 +21,7 @@
 //   fp32 [flops_per_s]            FP32 FMA peak (FMA = 2 flops)
 //   launch_overhead [ns]          an empty kernel's time, timed like a case (queued behind other
 //                                 work); becomes launch_overhead_ns, which is then not fitted
+// Any other microbenchmark name is an error naming the file, line and these names.
 #pragma once
 
 #include <map>

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <map>
@@ -58,6 +59,24 @@ void expect_bad_input(const std::string& args) {
     const auto err = lines(r.err);
     REQUIRE(err.size() == 1);
     CHECK(err[0].rfind("tilescope: error: ", 0) == 0);
+}
+
+// Bad input whose one error line contains `text`.
+void expect_error(const std::string& args, const std::string& text) {
+    INFO("tilescope " << args);
+    const Run r = run(args);
+    CHECK(r.code == 2);
+    const auto err = lines(r.err);
+    REQUIRE(err.size() == 1);
+    CHECK(err[0].rfind("tilescope: error: ", 0) == 0);
+    CHECK(err[0].find(text) != std::string::npos);
+}
+
+// A file in the test's temporary directory holding `text`; returns its path.
+std::string temp_file(const std::string& name, const std::string& text) {
+    const std::string path = std::string(TILESCOPE_TEST_TMP) + "/" + name + std::to_string(getpid());
+    std::ofstream(path, std::ios::binary) << text;
+    return path;
 }
 
 }  // namespace
@@ -256,11 +275,12 @@ TEST_CASE("compare and profiles", "[cli]") {
     CHECK(pt.out.find("h100-sxm") != std::string::npos);
 }
 
-TEST_CASE("sweep --rank: tiles ranked within each workload, GPU and model; illegal rows unranked", "[cli]") {
-    // 2 shapes x 2 GPUs x tile-m {16, 64} x tile-k {24, 32}: tile-k 24 is illegal (not a power of
-    // two), so each (shape, GPU) group ranks the two legal tiles 1 and 2.
+TEST_CASE("sweep --rank: tiles ranked within each workload, GPU and model, illegal rows unranked", "[cli]") {
+    // 2 shapes x 2 GPUs x tile-m {16, 64} x tile-k {8, 32}: tile-k 8 is illegal (below the GEMM's
+    // mma k-step of 16; 24, not a power of two, is bad input before the sweep), so each
+    // (shape, GPU) group ranks the two legal tiles 1 and 2.
     const std::string args =
-        "sweep --kernel gemm --m 1024,2048 --tile-m 16,64 --tile-k 24,32 --gpu a100-40gb,h100-sxm --model analytic --rank";
+        "sweep --kernel gemm --m 1024,2048 --tile-m 16,64 --tile-k 8,32 --gpu a100-40gb,h100-sxm --model analytic --rank";
     const Run csv = run(args);
     REQUIRE(csv.code == 0);
     const auto rows = lines(csv.out);
@@ -317,4 +337,100 @@ TEST_CASE("predict and compare say how far the profile's predictions can be trus
     // JSON and CSV are unchanged by it.
     CHECK(run("predict --kernel gemm --gpu a100-40gb --model analytic --format json").out.find("not calibrated") ==
           std::string::npos);
+}
+
+TEST_CASE("calibrate checks --model, --out and --fit-report before fitting", "[cli][calibrate]") {
+    const std::string from = temp_file("mb_ok.jsonl", "{\"microbench\":\"hbm_bandwidth\",\"value\":3e12}\n");
+    const std::string cal = "calibrate --gpu h100-sxm --from '" + from + "' ";
+    expect_error(cal + "--model bogus", "--model must be one of ");
+    expect_error(cal + "--model bogus", "(got 'bogus')");
+    expect_error(cal + "--out /proc/x/y", "--out: cannot create directory '/proc/x'");
+    expect_error(cal + "--out '" + std::string(TILESCOPE_TEST_TMP) + "'", "--out: '" + std::string(TILESCOPE_TEST_TMP) + "' is a directory");
+    expect_error(cal + "--fit-report /tmp/x.fit-report", "--fit-report needs --out");
+    // An existing --out is not truncated by the check, nor left created when --fit-report fails.
+    const std::string existing = temp_file("existing_profile.json", "keep me");
+    expect_error(cal + "--out '" + existing + "' --fit-report /proc/x/y", "--fit-report: cannot create directory '/proc/x'");
+    CHECK(slurp(existing) == "keep me");
+    const std::string fresh_dir = std::string(TILESCOPE_TEST_TMP) + "/fresh" + std::to_string(getpid());
+    expect_error(cal + "--out '" + fresh_dir + "/sub/p.json' --fit-report /proc/x/y", "--fit-report");
+    CHECK(!std::ifstream(fresh_dir + "/sub/p.json").good());
+    CHECK(!std::filesystem::exists(fresh_dir));  // the directories made for the check are gone
+}
+
+TEST_CASE("calibrate --from refuses implausible and unknown microbenchmarks", "[cli][calibrate]") {
+    const auto bench = [](const std::string& name, const std::string& value) {
+        return temp_file("mb_" + name + ".jsonl", "{\"microbench\":\"" + name + "\",\"value\":" + value + "}\n");
+    };
+    // 1e300 B/s and 1 B/s were clamped to an efficiency of 1 and 0.05 without a word.
+    expect_error("calibrate --gpu h100-sxm --from '" + bench("hbm_bandwidth", "1e300") + "'",
+                 "microbenchmark hbm_bandwidth = 1e+300 B/s is implausible: outside [3.35e+10, 5.025e+12] B/s");
+    expect_error("calibrate --gpu h100-sxm --from '" + bench("hbm_bandwidth", "1") + "'",
+                 "microbenchmark hbm_bandwidth = 1 B/s is implausible");
+    expect_error("calibrate --gpu h100-sxm --from '" + bench("tensor_fp16", "1e18") + "'",
+                 "microbenchmark tensor_fp16 = 1e+18 FLOP/s is implausible");
+    // 1e15 ns became a profile that `predict --gpu` refuses.
+    expect_error("calibrate --gpu h100-sxm --from '" + bench("launch_overhead", "1e15") + "'",
+                 "microbenchmark launch_overhead = 1e+15 ns is implausible: outside [0, 1e+09] ns");
+    const std::string foo = temp_file("mb_foo.jsonl", "# a comment\n{\"microbench\":\"foo\",\"value\":1}\n");
+    expect_error("calibrate --gpu h100-sxm --from '" + foo + "'",
+                 foo + ":2: unknown microbenchmark 'foo' (known: hbm_bandwidth, l2_bandwidth,");
+}
+
+TEST_CASE("calibrate --fit with an empty field name is an error", "[cli][calibrate]") {
+    const std::string from = temp_file("mb_fit.jsonl", "{\"microbench\":\"hbm_bandwidth\",\"value\":3e12}\n");
+    for (const char* fit : {",", "''", "tensor_efficiency,", "tensor_efficiency,,block_overhead_ns"})
+        expect_error("calibrate --gpu h100-sxm --from '" + from + "' --fit " + fit, "--fit has an empty field name");
+}
+
+TEST_CASE("calibrate --from refuses the options that apply only when it measures", "[cli][calibrate]") {
+    const std::string from = temp_file("mb_measure.jsonl", "{\"microbench\":\"hbm_bandwidth\",\"value\":3e12}\n");
+    const std::string cal = "calibrate --gpu h100-sxm --from '" + from + "' ";
+    expect_error(cal + "--no-counters", "--no-counters applies only when calibrate measures (not with --from)");
+    expect_error(cal + "--time-budget-s 60", "--time-budget-s applies only when calibrate measures");
+    expect_error(cal + "--repeats 3", "--repeats applies only when calibrate measures");
+}
+
+TEST_CASE("bench: a workload flag without --kernel is an error, with --kernel it is used", "[cli]") {
+    expect_error("bench --seconds 0.05 --tile-m 512 --tile-n 512", "--tile-m needs --kernel");
+    expect_error("bench --seconds 0.05 --causal", "--causal needs --kernel");
+    const Run r = run("bench --seconds 0.05 --kernel gemm --tile-m 64");
+    REQUIRE(r.code == 0);
+    CHECK(r.out.find("1 workloads") != std::string::npos);
+}
+
+TEST_CASE("predict --timeline needs --format json", "[cli]") {
+    expect_error("predict --kernel gemm --m 256 --n 256 --k 256 --timeline", "--timeline needs --format json");
+    expect_error("predict --kernel gemm --m 256 --n 256 --k 256 --timeline --format csv", "--timeline needs --format json");
+    const Run j = run("predict --kernel gemm --m 256 --n 256 --k 256 --timeline --format json");
+    REQUIRE(j.code == 0);
+    CHECK(boost::json::parse(j.out).is_object());
+}
+
+TEST_CASE("an empty --out is an error, not standard output", "[cli]") {
+    for (const std::string& args : std::vector<std::string>{"predict --kernel gemm", "sweep --kernel gemm --model analytic",
+                                                            "trace --kernel gemm", "profiles", "compare --model analytic",
+                                                            "calibrate --gpu h100-sxm"}) {
+        expect_error(args + " --out ''", "--out has an empty value");
+        expect_bad_input(args + " --out=");  // program_options' own error
+    }
+}
+
+TEST_CASE("trace refuses a trace of more blocks than its limit", "[cli][trace]") {
+    // 1,048,576 one-row blocks: a 204 MB file before the limit (~13 GB at the largest row count).
+    const std::string out = std::string(TILESCOPE_TEST_TMP) + "/big_trace" + std::to_string(getpid()) + ".json";
+    expect_error("trace --kernel softmax --rows 1048576 --cols 1 --gpu h100-sxm --out '" + out + "'",
+                 "the trace would record 1048576 blocks; the limit is 1000000");
+    CHECK(!std::ifstream(out).good());
+    // The README's trace still works.
+    const Run ok = run("trace --kernel attention-flash2 --batch 1 --heads 2 --seq 1024 --out '" + out + "'");
+    REQUIRE(ok.code == 0);
+    CHECK(ok.out.find("16 blocks") != std::string::npos);
+}
+
+TEST_CASE("a flash2 tile that does not fit shared memory names its stage count", "[cli]") {
+    expect_error("predict --kernel attention-flash2 --head-dim 256 --tile-m 128 --tile-n 128 --stages 8",
+                 "tile 128x128 with head-dim 256 and 8 stages needs 1114112 B of shared memory per block");
+    // One stage: the stage count is not part of the message.
+    expect_error("predict --kernel attention-flash2 --head-dim 128 --tile-m 256 --tile-n 256 --stages 1 --warps 16",
+                 "tile 256x256 with head-dim 128 needs 196608 B of shared memory per block");
 }
