@@ -233,6 +233,18 @@ Result<std::optional<Prediction>> run_launches(const Workload& workload, const s
     state.options = &options;
     state.rates = rates;
     state.layout = std::move(layout).value();
+    if (options.max_blocks > 0) {
+        double blocks = 0;
+        for (const Launch& l : launches) blocks += static_cast<double>(std::max(l.blocks(), l.work_items));
+        if (blocks > options.max_blocks) {
+            char buf[320];
+            std::snprintf(buf, sizeof buf,
+                          "simulating %s needs %.3g thread blocks or tiles of work (limit %.2g, about 2-3 minutes of one core); "
+                          "use --model analytic or a smaller shape",
+                          describe(workload).c_str(), blocks, options.max_blocks);
+            return make_error(buf);
+        }
+    }
     if (options.l2 && options.max_l2_chunk_accesses > 0) {
         // The L2 model's cost is one lookup per chunk touched. Refuse, with the numbers, a
         // workload that would keep the simulator busy for many minutes, rather than appear hung.

@@ -24,6 +24,9 @@ struct Options {
     // Guard against workloads that would run for many minutes: with the L2 on, simulate() refuses
     // (with the numbers) when its estimate of L2 chunk lookups exceeds this. 0 = no limit.
     double max_l2_chunk_accesses = 2e10;
+    // The same guard for the blocks themselves (each costs the engine about 3 us, whatever the
+    // L2): simulate() refuses a workload whose launches have more blocks than this. 0 = no limit.
+    double max_blocks = 5e7;
 };
 
 Result<Prediction> simulate(const Workload& workload, const std::vector<Launch>& launches,

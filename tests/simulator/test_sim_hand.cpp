@@ -219,6 +219,13 @@ TEST_CASE("a workload too large to simulate with its L2 is refused with the numb
     opt.max_l2_chunk_accesses = 1000;
     opt.l2 = false;  // no L2 model, no lookups: runs
     CHECK(sim::simulate(test::test_workload(), {l}, hw, opt).ok());
+    // Blocks cost the engine time whatever the L2: too many are refused, with or without it.
+    opt.max_blocks = 999;
+    auto many = sim::simulate(test::test_workload(), {l}, hw, opt);
+    REQUIRE_FALSE(many.ok());
+    CHECK(many.error().message.find("needs 1e+03 thread blocks or tiles of work (limit 1e+03") != std::string::npos);
+    opt.max_blocks = 1000;
+    CHECK(sim::simulate(test::test_workload(), {l}, hw, opt).ok());
 }
 
 TEST_CASE("coarsening keeps a latency-bound pipelined loop's time: each run pays its iterations' latencies",
