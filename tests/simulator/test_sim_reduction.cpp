@@ -72,7 +72,7 @@ TEST_CASE("block reductions: a lone block waits 2 x the field per row, bytes unc
     }
 }
 
-TEST_CASE("block reductions: other blocks hide part of the wait; 0 changes nothing; negative refused",
+TEST_CASE("block reductions: other blocks hide part of the wait, 0 changes nothing, negative refused",
           "[sim][reduction]") {
     Hardware hw = test::test_gpu();
     hw.calibration.calibrated = true;

@@ -67,7 +67,7 @@ SmemSteps smem_steps(const Workload& w, const Hardware& hw) {
 
 }  // namespace
 
-TEST_CASE("smem fills: GEMM's tiles are all fills; flash1's epilogue and l/m stay st.shared writes", "[sim][smem_fill]") {
+TEST_CASE("smem fills: GEMM's tiles are all fills, flash1's epilogue and l/m stay st.shared writes", "[sim][smem_fill]") {
     const Hardware hw = test::test_gpu();
     const SmemSteps g = smem_steps(gemm(64, 64), hw);
     // 1024 / 32 = 32 k-steps of a 64 x 32 A tile and a 32 x 64 B tile, fp16: 8 KiB each step.

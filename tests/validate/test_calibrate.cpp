@@ -185,7 +185,7 @@ TEST_CASE("calibrate fits load_latency_ns_per_tbps, the queueing term of the loa
     CHECK(r->hw.calibration.tensor_efficiency == Approx(0.62).epsilon(0.02));
 }
 
-TEST_CASE("both fit methods recover the generating parameters; LM with fewer points", "[validate][calibrate]") {
+TEST_CASE("both fit methods recover the generating parameters, LM with fewer points", "[validate][calibrate]") {
     const Calibration truth = toy_truth();
     const Dataset d = toy_data(truth);
     Hardware base;
