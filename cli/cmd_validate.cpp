@@ -80,6 +80,9 @@ int run_validate(int argc, char** argv) {
     }
     if (vm.count("gpu") == 0) return cli_fail(2, "validate: --gpu is required");
     if (vm.count("measurements") == 0) return cli_fail(2, "validate: --measurements is required");
+    if (vm["verify-sample"].as<int>() < 0) return cli_fail(2, "validate: --verify-sample must be >= 0");
+    if (vm["list-costs"].as<bool>() && vm["check"].as<bool>())
+        return cli_fail(2, "validate: --list-costs lists the cases' costs and predicts nothing: it takes no --check");
     const std::string format = vm["format"].as<std::string>();
     if (format != "table" && format != "json" && format != "markdown")
         return cli_fail(2, "validate: --format must be table, json or markdown (got '" + format + "')");
@@ -139,7 +142,6 @@ int run_validate(int argc, char** argv) {
         cache = std::move(*c);
         vo.cache = &cache;
         vo.verify_sample = vm["verify-sample"].as<int>();
-        if (vo.verify_sample < 0) return cli_fail(2, "validate: --verify-sample must be >= 0");
     }
     auto report = validate::run_validation(*data, *hw, model, predict, vo);
     if (!report) return cli_fail(2, report.error().message);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <optional>
@@ -195,6 +196,8 @@ Result<Dataset> parse_dataset(const std::string& jsonl_text, const std::string& 
 }
 
 Result<Dataset> load_dataset(const std::string& path) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) return make_error("measurements file " + path + " is a directory");
     std::ifstream f(path, std::ios::binary);
     if (!f) return make_error("cannot read measurements file " + path);
     std::ostringstream s;

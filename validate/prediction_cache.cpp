@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -126,6 +127,8 @@ Result<PredictionCache> parse_prediction_cache(const std::string& text, const st
 }
 
 Result<PredictionCache> load_prediction_cache(const std::string& path) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) return make_error("predictions file " + path + " is a directory");
     std::ifstream f(path, std::ios::binary);
     if (!f) return make_error("cannot read predictions file " + path);
     std::ostringstream s;

@@ -532,7 +532,14 @@ Status apply_baseline(Report& report, const std::string& json_text, const std::s
                               "' (known: hbm_bytes_mape, lts_bytes_mape, time_mape, spearman_mean, regret_mean)");
         if (!kv.value().is_number())
             return make_error("baseline " + origin + ": recorded." + id + " must be a number");
-        it->recorded = kv.value().to_number<double>();
+        const double figure = kv.value().to_number<double>();
+        // A MAPE or a regret is >= 0 and a Spearman in [-1, 1]: anything else is a typo that
+        // would make every value pass (or none).
+        const bool spearman = id == "spearman_mean";
+        if (!std::isfinite(figure) || (spearman ? (figure < -1 || figure > 1) : figure < 0))
+            return make_error("baseline " + origin + ": recorded." + id + " must be " +
+                              (spearman ? "in [-1, 1]" : "a number >= 0") + " (got " + boost::json::serialize(kv.value()) + ")");
+        it->recorded = figure;
         it->within_recorded = std::isfinite(it->value) &&
                               (it->upper ? it->value <= it->recorded : it->value >= it->recorded);
     }

@@ -399,7 +399,8 @@ TEST_CASE("baseline: a missed target within its recorded figure passes --check, 
     std::string rec;
     for (const auto& c : r->checks)
         if (!c.pass && !c.id.empty())
-            rec += (rec.empty() ? "" : ",") + ("\"" + c.id + "\":" + std::to_string(c.upper ? c.value + 1e-6 : c.value - 1e-6));
+            rec += (rec.empty() ? "" : ",") +
+                   ("\"" + c.id + "\":" + std::to_string(c.upper ? c.value + 1e-6 : std::max(-1.0, c.value - 1e-6)));
     Report same = *r;
     REQUIRE(apply_baseline(same, "{\"recorded\":{" + rec + "}}", "b.json"));
     {
@@ -431,6 +432,12 @@ TEST_CASE("baseline: a missed target within its recorded figure passes --check, 
     Report bad = *r;
     CHECK_FALSE(apply_baseline(bad, "{\"recorded\":{\"warp_mape\":0.1}}", "b.json"));
     CHECK_FALSE(apply_baseline(bad, "{\"recorded\":{\"time_mape\":\"x\"}}", "b.json"));
+    // a figure no MAPE or Spearman can take (it would pass every value, or none)
+    for (const char* figure : {"{\"time_mape\":-1}", "{\"spearman_mean\":1.5}", "{\"regret_mean\":-0.01}"}) {
+        auto st = apply_baseline(bad, std::string("{\"recorded\":") + figure + "}", "b.json");
+        REQUIRE_FALSE(st.ok());
+        CHECK_THAT(st.error().message, Catch::Contains("must be"));
+    }
     CHECK_FALSE(apply_baseline(bad, "[1]", "b.json"));
     CHECK(apply_baseline(bad, "{}", "b.json").error().message.find("recorded") != std::string::npos);
 }
