@@ -233,30 +233,27 @@ Result<std::optional<Prediction>> run_launches(const Workload& workload, const s
     state.options = &options;
     state.rates = rates;
     state.layout = std::move(layout).value();
+    // Refuse, with the numbers, a workload that would keep the simulator busy for many minutes,
+    // rather than appear hung: by its blocks (each costs the engine its events), and with the L2
+    // on by its L2 chunk lookups (one per chunk touched).
+    auto too_costly = [&](const char* needs, double amount, const char* what, double limit, const char* options_left) {
+        char buf[360];
+        std::snprintf(buf, sizeof buf, "simulating %s %s %.2g %s (limit %.2g, about 2-3 minutes of one core); use %s",
+                      describe(workload).c_str(), needs, amount, what, limit, options_left);
+        return make_error(buf);
+    };
     if (options.max_blocks > 0) {
         double blocks = 0;
         for (const Launch& l : launches) blocks += static_cast<double>(std::max(l.blocks(), l.work_items));
-        if (blocks > options.max_blocks) {
-            char buf[320];
-            std::snprintf(buf, sizeof buf,
-                          "simulating %s needs %.3g thread blocks or tiles of work (limit %.2g, about 2-3 minutes of one core); "
-                          "use --model analytic or a smaller shape",
-                          describe(workload).c_str(), blocks, options.max_blocks);
-            return make_error(buf);
-        }
+        if (blocks > options.max_blocks)
+            return too_costly("needs", blocks, "thread blocks or tiles of work", options.max_blocks,
+                              "--model analytic or a smaller shape");
     }
     if (options.l2 && options.max_l2_chunk_accesses > 0) {
-        // The L2 model's cost is one lookup per chunk touched. Refuse, with the numbers, a
-        // workload that would keep the simulator busy for many minutes, rather than appear hung.
         const double accesses = estimated_l2_chunk_accesses(launches, state.layout);
-        if (accesses > options.max_l2_chunk_accesses) {
-            char buf[320];
-            std::snprintf(buf, sizeof buf,
-                          "simulating %s with its L2 cache needs about %.2g L2 chunk lookups (limit %.2g, "
-                          "about 2-3 minutes of one core); use --model analytic, --l2 off, or a smaller shape",
-                          describe(workload).c_str(), accesses, options.max_l2_chunk_accesses);
-            return make_error(buf);
-        }
+        if (accesses > options.max_l2_chunk_accesses)
+            return too_costly("with its L2 cache needs about", accesses, "L2 chunk lookups", options.max_l2_chunk_accesses,
+                              "--model analytic, --l2 off, or a smaller shape");
     }
     if (options.l2) {
         state.l2.reset(hw.l2_bytes, hw.l2_partitions, state.layout.min_chunk_bytes, state.layout.names.size(),
