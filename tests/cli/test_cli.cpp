@@ -72,6 +72,12 @@ std::string temp_file(const std::string& name, const std::string& text) {
     return path;
 }
 
+// `calibrate --gpu h100-sxm --from FILE ` with a one-microbenchmark file named by `tag`.
+std::string calibrate_from(const std::string& tag) {
+    const std::string from = temp_file(tag + ".jsonl", "{\"microbench\":\"hbm_bandwidth\",\"value\":3e12}\n");
+    return "calibrate --gpu h100-sxm --from '" + from + "' ";
+}
+
 }  // namespace
 
 TEST_CASE("bad input: exit code 2 and one error line", "[cli]") {
@@ -333,8 +339,7 @@ TEST_CASE("predict and compare say how far the profile's predictions can be trus
 }
 
 TEST_CASE("calibrate checks --model, --out and --fit-report before fitting", "[cli][calibrate]") {
-    const std::string from = temp_file("mb_ok.jsonl", "{\"microbench\":\"hbm_bandwidth\",\"value\":3e12}\n");
-    const std::string cal = "calibrate --gpu h100-sxm --from '" + from + "' ";
+    const std::string cal = calibrate_from("mb_ok");
     expect_error(cal + "--model bogus", "--model must be one of ");
     expect_error(cal + "--model bogus", "(got 'bogus')");
     expect_error(cal + "--out /proc/x/y", "--out: cannot create directory '/proc/x'");
@@ -370,14 +375,13 @@ TEST_CASE("calibrate --from refuses implausible and unknown microbenchmarks", "[
 }
 
 TEST_CASE("calibrate --fit with an empty field name is an error", "[cli][calibrate]") {
-    const std::string from = temp_file("mb_fit.jsonl", "{\"microbench\":\"hbm_bandwidth\",\"value\":3e12}\n");
+    const std::string cal = calibrate_from("mb_fit");
     for (const char* fit : {",", "''", "tensor_efficiency,", "tensor_efficiency,,block_overhead_ns"})
-        expect_error("calibrate --gpu h100-sxm --from '" + from + "' --fit " + fit, "--fit has an empty field name");
+        expect_error(cal + "--fit " + fit, "--fit has an empty field name");
 }
 
 TEST_CASE("calibrate --from refuses the options that apply only when it measures", "[cli][calibrate]") {
-    const std::string from = temp_file("mb_measure.jsonl", "{\"microbench\":\"hbm_bandwidth\",\"value\":3e12}\n");
-    const std::string cal = "calibrate --gpu h100-sxm --from '" + from + "' ";
+    const std::string cal = calibrate_from("mb_measure");
     expect_error(cal + "--no-counters", "--no-counters applies only when calibrate measures (not with --from)");
     expect_error(cal + "--time-budget-s 60", "--time-budget-s applies only when calibrate measures");
     expect_error(cal + "--repeats 3", "--repeats applies only when calibrate measures");
