@@ -21,6 +21,7 @@
 #include "cli/commands.hpp"
 #include "cli/models.hpp"
 #include "core/hardware.hpp"
+#include "core/result_io.hpp"
 #include "validate/dataset.hpp"
 #include "validate/prediction_cache.hpp"
 #include "validate/report_format.hpp"
@@ -156,11 +157,9 @@ int run_validate(int argc, char** argv) {
     }
     if (vm.count("baseline") != 0) {
         const std::string path = vm["baseline"].as<std::string>();
-        std::ifstream f(path, std::ios::binary);
-        if (!f) return cli_fail(2, "validate: cannot read --baseline " + path);
-        std::ostringstream text;
-        text << f.rdbuf();
-        if (auto st = validate::apply_baseline(*report, text.str(), path); !st)
+        auto text = read_text_file(path, "--baseline " + path);
+        if (!text) return cli_fail(2, "validate: " + text.error().message);
+        if (auto st = validate::apply_baseline(*report, *text, path); !st)
             return cli_fail(2, "validate: " + st.error().message);
     }
     if (vm.count("save-predictions") != 0) {

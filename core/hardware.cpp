@@ -3,6 +3,7 @@
 #include "core/hardware.hpp"
 
 #include "core/json_keys.hpp"
+#include "core/result_io.hpp"
 
 #include <boost/json.hpp>
 
@@ -11,7 +12,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <set>
 #include <sstream>
 #include <optional>
@@ -485,12 +485,9 @@ Result<Hardware> parse_hardware(const std::string& json_text, const std::string&
 }
 
 Result<Hardware> load_hardware_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return make_error("cannot read profile file '" + path + "'");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    if (in.bad()) return make_error("cannot read profile file '" + path + "'");
-    return parse_hardware(ss.str(), path);
+    auto text = read_text_file(path, "profile file '" + path + "'");
+    if (!text) return text.error();
+    return parse_hardware(*text, path);
 }
 
 std::string profile_dir() {

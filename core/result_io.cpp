@@ -8,6 +8,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <set>
 #include <sstream>
 
@@ -599,6 +601,17 @@ std::string to_table(const Prediction& p, const std::string& profile_line) {
         os << pad_left(metric_text(Metric::lts_t_bytes, coalesced), 14) << "  (merged by the L2 request coalescer)\n";
     }
     return os.str();
+}
+
+Result<std::string> read_text_file(const std::string& path, const std::string& what) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) return make_error(what + " is a directory");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return make_error("cannot read " + what);
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (in.bad()) return make_error("cannot read " + what);
+    return text.str();
 }
 
 }  // namespace tilescope

@@ -36,6 +36,10 @@ std::string json_line_illegal(const WorkloadSpec&, const std::string& model, con
 std::string json_line_illegal(const Workload&, const std::string& model, const std::string& gpu,
                               const std::string& reason);
 
+// The whole text of the file at `path`. Errors: "<what> is a directory", "cannot read <what>",
+// where `what` names the file for the user (e.g. "measurements file x.jsonl").
+Result<std::string> read_text_file(const std::string& path, const std::string& what);
+
 // Rewrites any JSON text with this file's number format (shortest round-trip doubles), indented
 // when `pretty`, else on one line. Invalid input comes back unchanged.
 std::string reformat_json(const std::string& json_text, bool pretty);

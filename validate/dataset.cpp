@@ -5,8 +5,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <limits>
 #include <optional>
 #include <set>
@@ -196,13 +194,9 @@ Result<Dataset> parse_dataset(const std::string& jsonl_text, const std::string& 
 }
 
 Result<Dataset> load_dataset(const std::string& path) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) return make_error("measurements file " + path + " is a directory");
-    std::ifstream f(path, std::ios::binary);
-    if (!f) return make_error("cannot read measurements file " + path);
-    std::ostringstream s;
-    s << f.rdbuf();
-    return parse_dataset(s.str(), path);
+    auto text = read_text_file(path, "measurements file " + path);
+    if (!text) return text.error();
+    return parse_dataset(*text, path);
 }
 
 std::string microbench_json(const Microbench& m) {

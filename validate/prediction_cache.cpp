@@ -5,11 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "core/json_keys.hpp"
+#include "core/result_io.hpp"
 #include "core/lower.hpp"
 #include "validate/split.hpp"
 
@@ -127,13 +126,9 @@ Result<PredictionCache> parse_prediction_cache(const std::string& text, const st
 }
 
 Result<PredictionCache> load_prediction_cache(const std::string& path) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) return make_error("predictions file " + path + " is a directory");
-    std::ifstream f(path, std::ios::binary);
-    if (!f) return make_error("cannot read predictions file " + path);
-    std::ostringstream s;
-    s << f.rdbuf();
-    return parse_prediction_cache(s.str(), path);
+    auto text = read_text_file(path, "predictions file " + path);
+    if (!text) return text.error();
+    return parse_prediction_cache(*text, path);
 }
 
 double simulation_cost(const Workload& w, const Hardware& hw) {

@@ -60,17 +60,13 @@ std::string pad(std::string s, std::size_t width) {
     return s;
 }
 
-bool is_flag_check(const Check& c) {
-    return c.what.rfind("stored predictions", 0) == 0 || c.what.rfind("every case predicted", 0) == 0;
-}
-
 std::string check_value(const Check& c) {
-    if (is_flag_check(c)) return c.pass ? "yes" : "no";
+    if (c.flag) return c.pass ? "yes" : "no";
     return c.what.find("Spearman") != std::string::npos ? num(c.value, "%.3f") : pct(c.value);
 }
 
 std::string check_target(const Check& c) {
-    if (is_flag_check(c)) return "yes";
+    if (c.flag) return "yes";
     return std::string(c.upper ? "<= " : ">= ") +
            (c.what.find("Spearman") != std::string::npos ? num(c.target, "%.2f") : pct(c.target));
 }
@@ -383,7 +379,7 @@ std::string report_json(const Report& r) {
     json::array checks;
     for (const auto& c : r.checks)
         checks.push_back(json::object{{"what", c.what}, {"id", c.id}, {"value", jnum(c.value)}, {"target", c.target},
-                                      {"op", is_flag_check(c) ? "==" : (c.upper ? "<=" : ">=")}, {"pass", c.pass},
+                                      {"op", c.flag ? "==" : (c.upper ? "<=" : ">=")}, {"pass", c.pass},
                                       {"recorded", jnum(c.recorded)}, {"within_recorded", c.within_recorded}});
     o["checks"] = std::move(checks);
     o["pass"] = r.pass;

@@ -326,6 +326,18 @@ std::vector<Check> check_targets(const SplitSummary& h, const Targets& t) {
     return out;
 }
 
+namespace {
+
+// A yes/no check that passes when `problem` is empty; otherwise its text follows the name.
+Check yes_no_check(const std::string& what, const std::string& problem) {
+    Check c{what + (problem.empty() ? std::string() : ": " + problem), problem.empty() ? 1.0 : 0.0, 1.0, false,
+            problem.empty()};
+    c.flag = true;
+    return c;
+}
+
+}  // namespace
+
 Result<Report> run_validation(const Dataset& data, const Hardware& hw, const std::string& model_name,
                         const Predictor& predict, const ValidateOptions& options) {
     if (data.cases.empty()) return make_error("measurements " + data.origin + " hold no usable case");
@@ -498,17 +510,12 @@ Result<Report> run_validation(const Dataset& data, const Hardware& hw, const std
             if (c.error.empty() && (!measured || usable(c.predicted[t], c.measured[t]))) continue;
             if (failed++ == 0) first = c.name + ": " + (c.error.empty() ? "no usable predicted time" : c.error);
         }
-        Check c{"every case predicted" + (failed == 0 ? std::string()
-                                                      : ": " + std::to_string(failed) + " of " + std::to_string(r.cases.size()) +
-                                                            " not (first: " + first + ")"),
-                failed == 0 ? 1.0 : 0.0, 1.0, false, failed == 0};
-        r.checks.push_back(c);
+        r.checks.push_back(yes_no_check("every case predicted",
+                                        failed == 0 ? std::string()
+                                                    : std::to_string(failed) + " of " + std::to_string(r.cases.size()) +
+                                                          " not (first: " + first + ")"));
     }
-    if (options.cache != nullptr) {
-        Check c{"stored predictions reproduce" + (cache_problem.empty() ? std::string() : ": " + cache_problem),
-                cache_problem.empty() ? 1.0 : 0.0, 1.0, false, cache_problem.empty()};
-        r.checks.push_back(c);
-    }
+    if (options.cache != nullptr) r.checks.push_back(yes_no_check("stored predictions reproduce", cache_problem));
     r.pass = std::all_of(r.checks.begin(), r.checks.end(), [](const Check& c) { return c.pass; });
     r.pass_with_baseline = r.pass;
     return r;

@@ -158,6 +158,9 @@ struct Check {
     // check is `within_recorded` when its value is no worse than the recorded figure.
     double recorded = std::numeric_limits<double>::quiet_NaN();
     bool within_recorded = false;
+    // A yes/no check (every case predicted, stored predictions reproduce): value 1 or 0,
+    // printed as yes / no.
+    bool flag = false;
 };
 
 struct Report {
