@@ -10,6 +10,8 @@
 #include <tuple>
 #include <vector>
 
+#include <unistd.h>
+
 #include "core/metrics.hpp"
 #include "core/result_io.hpp"
 #include "validate/dataset.hpp"
@@ -192,7 +194,8 @@ TEST_CASE("report formats: JSON parses, table and Markdown carry the checks, plo
     const std::string t = report_table(*r);
     CHECK(t.find("held-out hbm_bytes MAPE") != std::string::npos);
     CHECK(t.find("tile pairs ordered right") != std::string::npos);
-    const auto dir = std::filesystem::temp_directory_path() / "tilescope_validate_test_plots";
+    // Named after the process: ctest runs tests side by side (the presets' jobs), and clones too.
+    const auto dir = std::filesystem::temp_directory_path() / ("tilescope_validate_test_plots" + std::to_string(getpid()));
     auto files = write_plots(*r, dir.string());
     REQUIRE(files.ok());
     CHECK(files->size() == kQuantityCount);
