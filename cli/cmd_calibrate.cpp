@@ -14,7 +14,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <sstream>
 #include <thread>
 
 #include "cli/calibrate_measure.hpp"
@@ -32,15 +31,6 @@ namespace po = boost::program_options;
 namespace tilescope {
 
 namespace {
-
-std::vector<std::string> split_list(const std::string& s) {
-    std::vector<std::string> out;
-    std::stringstream in(s);
-    std::string item;
-    while (std::getline(in, item, ','))
-        if (!item.empty()) out.push_back(item);
-    return out;
-}
 
 bool write_file(const std::filesystem::path& path, const std::string& text) {
     std::ofstream f(path, std::ios::binary);
@@ -264,7 +254,8 @@ int run_calibrate(int argc, char** argv) {
         return cli_fail(2, "calibrate: --method must be lm or nelder-mead (got '" + method + "')");
     }
     if (vm.count("start") != 0)
-        for (const auto& item : split_list(vm["start"].as<std::string>())) {
+        for (const auto& item : split_commas(vm["start"].as<std::string>())) {
+            if (item.empty()) continue;  // "a=1,,b=2" and a trailing comma are fine
             const auto eq = item.find('=');
             double value = 0;
             std::size_t used = 0;

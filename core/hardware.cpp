@@ -166,32 +166,13 @@ std::optional<std::int64_t> as_integer(const json::value& v) {
     return std::nullopt;
 }
 
-// A range no GPU leaves, by the unit in the field's name: it catches a value in the wrong unit or
-// a typo (1e-300 B/s, a latency of 1e308 ns) that the sign rules let through and that would make
-// every prediction infinite or the simulator never finish. Empty when the value is plausible.
+// Empty when `v` is plausible for field `name` (plausible_range); else why not.
 // `zero_ok`: the field may be 0 (an optional rate or cost left off); the message says so only then.
 std::string implausible(const std::string& name, double v, bool zero_ok) {
-    auto ends = [&](const char* suffix) {
-        const std::string s(suffix);
-        return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0;
-    };
-    double lo = 0, hi = 0;
-    const char* what = "";
-    if (ends("_ns_per_byte") || ends("_ns_per_tbps")) {
-        lo = 0, hi = 1e6, what = "ns per unit";
-    } else if (ends("_ns")) {
-        lo = 0, hi = 1e9, what = "ns (one second)";
-    } else if (ends("_per_s") || ends("_hz")) {
-        lo = 1e3, hi = 1e18, what = "per second";
-    } else if (ends("_efficiency")) {
-        lo = 1e-6, hi = 1, what = "of peak";
-    } else if (ends("_per_cycle_per_sm") || ends("_per_cycle_per_warp") || ends("_bytes_per_cycle")) {
-        lo = 1e-3, hi = 1e9, what = "per cycle";
-    } else if (name == "load_latency_scale") {
-        lo = 1e-6, hi = 1e6, what = "(a multiple)";
-    } else {
-        return {};
-    }
+    const auto range = plausible_range(name);
+    if (!range) return {};
+    const double lo = range->lo, hi = range->hi;
+    const char* what = range->what;
     if ((v == 0 && zero_ok) || (v >= lo && v <= hi)) return {};
     std::ostringstream os;
     if (lo == 0)
@@ -482,6 +463,24 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 
 Result<Hardware> parse_hardware(const std::string& json_text, const std::string& origin) {
     return Parser(origin).parse(json_text);
+}
+
+// A range no GPU leaves, by the unit in the field's name: it catches a value in the wrong unit or
+// a typo (1e-300 B/s, a latency of 1e308 ns) that the sign rules let through and that would make
+// every prediction infinite or the simulator never finish.
+std::optional<PlausibleRange> plausible_range(const std::string& field) {
+    auto ends = [&](const char* suffix) {
+        const std::string s(suffix);
+        return field.size() >= s.size() && field.compare(field.size() - s.size(), s.size(), s) == 0;
+    };
+    if (ends("_ns_per_byte") || ends("_ns_per_tbps")) return PlausibleRange{0, 1e6, "ns per unit"};
+    if (ends("_ns")) return PlausibleRange{0, 1e9, "ns (one second)"};
+    if (ends("_per_s") || ends("_hz")) return PlausibleRange{1e3, 1e18, "per second"};
+    if (ends("_efficiency")) return PlausibleRange{1e-6, 1, "of peak"};
+    if (ends("_per_cycle_per_sm") || ends("_per_cycle_per_warp") || ends("_bytes_per_cycle"))
+        return PlausibleRange{1e-3, 1e9, "per cycle"};
+    if (field == "load_latency_scale") return PlausibleRange{1e-6, 1e6, "(a multiple)"};
+    return std::nullopt;
 }
 
 Result<Hardware> load_hardware_file(const std::string& path) {

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -273,6 +274,15 @@ struct Hardware {
     std::map<std::string, std::string> sources;  // field -> source note
     std::map<std::string, std::string> provenance;  // calibrated profiles: gpu, driver, date, commit...
 };
+
+// The range a number field of a profile must lie in, by the unit its name ends with ("_ns",
+// "_per_s", "_efficiency", ...): a value outside is a wrong unit or a typo that no GPU gives.
+// Optional fields may also be 0. No value for a field without such a range.
+struct PlausibleRange {
+    double lo, hi;
+    const char* what;  // the unit, for messages: "ns (one second)", "per second", ...
+};
+std::optional<PlausibleRange> plausible_range(const std::string& field);
 
 // Parse and validate a profile. Reports the first problem with its JSON path and the rule it
 // breaks, e.g. "profile h100.json: $.sm_count.value must be a positive integer (got -4)".

@@ -451,18 +451,21 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
         }
     }
     // The microbenchmarks that become profile numbers must be within the profile's own limits
-    // (core/hardware.cpp), or the calibrated profile would not load.
+    // (plausible_range, core/hardware.hpp), or the calibrated profile would not load.
     struct Limit {
         const char* bench;
-        double lo, hi;
+        const char* field;  // the profile number it becomes
         const char* unit;
     };
-    for (const Limit& l : {Limit{"l2_bandwidth", 1e3, 1e18, "B/s"}, Limit{"hbm_latency", 0, 1e9, "ns"},
-                           Limit{"l2_latency", 0, 1e9, "ns"}, Limit{"launch_overhead", 0, 1e9, "ns"}})
-        if (const double v = microbench_value(data, l.bench); std::isfinite(v) && !(v >= l.lo && v <= l.hi))
+    for (const Limit& l : {Limit{"l2_bandwidth", "l2_bandwidth_bytes_per_s", "B/s"},
+                           Limit{"hbm_latency", "hbm_latency_ns", "ns"}, Limit{"l2_latency", "l2_latency_ns", "ns"},
+                           Limit{"launch_overhead", "launch_overhead_ns", "ns"}}) {
+        const auto range = plausible_range(l.field);
+        if (const double v = microbench_value(data, l.bench); range && std::isfinite(v) && !(v >= range->lo && v <= range->hi))
             return make_error("calibrate: microbenchmark " + std::string(l.bench) + " = " + sci(v) + " " + l.unit +
-                              " is implausible: outside [" + sci(l.lo) + ", " + sci(l.hi) + "] " + l.unit +
+                              " is implausible: outside [" + sci(range->lo) + ", " + sci(range->hi) + "] " + l.unit +
                               " (a profile's limit)");
+    }
     // L2 bandwidth is in no datasheet (profiles carry an estimate): the measured figure replaces
     // the profile's value and l2_efficiency stays 1.
     if (const double v = microbench_value(data, "l2_bandwidth"); std::isfinite(v)) {
