@@ -104,6 +104,13 @@ struct Launch {
     // Appends the program of work item `item` (0 <= item < work_items) to `out`.
     // Must be deterministic and thread-safe (called concurrently from sweep workers).
     std::function<void(std::int64_t item, std::vector<Step>& out)> program;
+    // Optional, for speed: the work item whose program `item`'s repeats step for step, except
+    // that every load and store region of buffer b starts shift[b] bytes later (`shift` comes
+    // sized to `buffers`, zeroed). Returns `item` itself when it has no such twin (or when the
+    // launch does not know one). The simulator builds one program per twin and moves its regions
+    // instead of lowering and grouping every block's steps again; the lowering tests check the
+    // law for every item of every kernel family (tests/core/test_lower_invariant.cpp).
+    std::function<std::int64_t(std::int64_t item, std::vector<std::int64_t>& shift)> repeat_of;
 
     std::int64_t blocks() const { return grid_x * grid_y * grid_z; }
 };

@@ -127,6 +127,14 @@ Result<std::vector<Launch>> lower_flash1(const Workload& w, const Hardware& hw) 
     c.flops_fp32 = bh * pairs * (4.0 * br * bc + 3.0 * br * d);
 
     l.program = [p](std::int64_t item, std::vector<Step>& out) { flash1_program(p, item, out); };
+    // One block per (batch, head): every one runs the first one's program on its own slices.
+    l.repeat_of = [p](std::int64_t item, std::vector<std::int64_t>& shift) {
+        const std::int64_t row_bytes = p.d * p.dt;
+        shift[kQ] = shift[kO] = item * p.n * row_bytes;
+        shift[kK] = shift[kV] = item * p.n_kv * row_bytes;
+        shift[kL] = shift[kM] = item * p.n * 4;
+        return std::int64_t{0};
+    };
     const std::string what = "tile " + std::to_string(p.br) + "x" + std::to_string(p.bc) + " with head-dim " +
                              std::to_string(p.d);
     if (Status s = finish_launch(l, hw, what, w.persistent); !s) return s.error();

@@ -111,6 +111,15 @@ Result<std::vector<Launch>> lower_flash2(const Workload& w, const Hardware& hw) 
     c.flops_fp32 = bh * (pairs * (4.0 * br * bc + br * d) + qt * br * d);
 
     l.program = [p](std::int64_t item, std::vector<Step>& out) { flash2_program(p, item, out); };
+    // Every (batch, head) runs the same programs as the first one, its buffers' slices later.
+    l.repeat_of = [p](std::int64_t item, std::vector<std::int64_t>& shift) {
+        const std::int64_t head = item / p.t.q_tiles;
+        const std::int64_t row_bytes = p.d * p.dt;
+        shift[kQ] = shift[kO] = head * p.n * row_bytes;
+        shift[kK] = shift[kV] = head * p.n_kv * row_bytes;
+        shift[kLse] = head * p.n * 4;
+        return item % p.t.q_tiles;
+    };
     // The K/V buffers are per stage: past one stage the stage count is part of the size.
     const std::string what = "tile " + std::to_string(p.br) + "x" + std::to_string(p.bc) + " with head-dim " +
                              std::to_string(p.d) +

@@ -126,6 +126,22 @@ Launch make_gemm_launch(const GemmParams& p) {
     c.flops_fp32 = p.epilogue_fp32_per_element > 0 ? blocks * p.epilogue_fp32_per_element * tm * tn : 0.0;
     c.sfu_ops = 0;
     l.program = [g](std::int64_t item, std::vector<Step>& out) { gemm_program(g, item, out); };
+    // A block with whole rows (columns) of C runs the program of tile row (column) 0 of batch 0
+    // on its own slices; a partial tile at the edge repeats the same partial tile of batch 0.
+    l.repeat_of = [g](std::int64_t item, std::vector<std::int64_t>& shift) {
+        const std::int64_t x = item % g.grid_x;
+        const std::int64_t y = (item / g.grid_x) % g.grid_y;
+        const std::int64_t z = item / (g.grid_x * g.grid_y);
+        const std::int64_t tile_row = g.row_raster ? y : x;
+        const std::int64_t tile_col = g.row_raster ? x : y;
+        const std::int64_t row = (tile_row + 1) * g.tm <= g.m ? 0 : tile_row;
+        const std::int64_t col = (tile_col + 1) * g.tn <= g.n ? 0 : tile_col;
+        const std::int64_t dm = (tile_row - row) * g.tm, dn = (tile_col - col) * g.tn;
+        shift[kA] = (z * g.m * g.k + dm * g.k) * g.dt;
+        shift[kB] = (z * g.k * g.n + (g.b_transposed ? dn * g.k : dn)) * g.dt;
+        shift[kC] = (z * g.m * g.n + dm * g.n + dn) * g.dt;
+        return g.row_raster ? col + row * g.grid_x : row + col * g.grid_x;
+    };
     return l;
 }
 

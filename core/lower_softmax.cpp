@@ -126,6 +126,13 @@ Launch make_softmax_launch(const SoftmaxParams& p) {
     k.flops_fp32 = s.online ? 5.0 * r * c + 2.0 * r * t : 5.0 * r * c;
     k.sfu_ops = s.online ? 2.0 * r * c + r * t + r : 2.0 * r * c + r;
     l.program = [s](std::int64_t item, std::vector<Step>& out) { softmax_program(s, item, out); };
+    // Every block of tile_m whole rows runs the first block's program, further down the rows.
+    l.repeat_of = [s](std::int64_t item, std::vector<std::int64_t>& shift) {
+        const std::int64_t r0 = item * s.tm;
+        if (r0 + s.tm > s.rows) return item;  // the last, partial block
+        shift[kX] = shift[kY] = r0 * s.cols * s.dt;
+        return std::int64_t{0};
+    };
     return l;
 }
 

@@ -410,6 +410,17 @@ private:
     std::vector<std::uint32_t> done_;
     std::vector<Slot> slots_;
     std::vector<Step> scratch_;  // program of the block being loaded
+    // Programs built so far, by the work item others repeat (Launch::repeat_of), with their
+    // regions where that item has them; at most kMaxProgramRegions regions in all.
+    struct Program {
+        std::vector<Phase> phases;
+        std::vector<Region> loads, stores;
+        double smem_read = 0, smem_write = 0, flops_tensor = 0, flops_fp32 = 0, sfu_ops = 0;
+    };
+    static constexpr std::size_t kMaxProgramRegions = std::size_t{1} << 18;
+    std::unordered_map<std::int64_t, Program> programs_;
+    std::size_t program_regions_ = 0;
+    std::vector<std::int64_t> shift_;
     Status error_;
     mutable std::int64_t max_group_ = 1;  // largest coarsening factor used
     // load_program's last phase amounts (smem, tensor, fp32, sfu), its global load and shared
@@ -474,6 +485,38 @@ void Engine::coarsen(std::vector<Phase>& phases) const {
 }
 
 Status Engine::load_program(Slot& slot, std::int64_t item) {
+    // A block that repeats an earlier one's program on other slices of its buffers
+    // (Launch::repeat_of) copies that program's phases and moves its regions: the same phases the
+    // steps below would give, without lowering and grouping them again. Only with the L2 model
+    // on, whose layout pre-pass has checked the regions (with it off every region is checked
+    // here); Options::reuse_programs = false turns it off (the tests compare both).
+    std::int64_t twin = -1;
+    if (launch_.repeat_of && st_.options->l2 && st_.options->reuse_programs) {
+        shift_.assign(launch_.buffers.size(), 0);
+        twin = launch_.repeat_of(item, shift_);
+        const auto hit = programs_.find(twin);
+        if (hit != programs_.end()) {
+            const Program& p = hit->second;
+            slot.phases = p.phases;
+            slot.loads = p.loads;
+            slot.stores = p.stores;
+            for (Region& r : slot.loads) r.offset_bytes += shift_[r.buffer];
+            for (Region& r : slot.stores) r.offset_bytes += shift_[r.buffer];
+            smem_read_ += p.smem_read;
+            smem_write_ += p.smem_write;
+            flops_tensor_ += p.flops_tensor;
+            flops_fp32_ += p.flops_fp32;
+            sfu_ops_ += p.sfu_ops;
+            slot.mem_done.assign(slot.phases.size(), 0);
+            slot.next_mem = slot.next_comp = slot.comp_done = 0;
+            slot.comp_running = false;
+            slot.comp_waiting = -1;
+            return {};
+        }
+    }
+    // This program's totals, added to the launch's at the end (whole numbers of bytes and
+    // operations, so the sums are exact in any order).
+    double p_smem_read = 0, p_smem_write = 0, p_tensor = 0, p_fp32 = 0, p_sfu = 0;
     std::vector<Step>& steps = scratch_;
     steps.clear();
     slot.phases.clear();
@@ -503,16 +546,16 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
                     (s.kind == StepKind::load ? slot.loads : slot.stores).push_back(s.region);
                     break;
                 }
-                case StepKind::smem_read: smem += s.amount; smem_read += s.amount; smem_read_ += s.amount; break;
-                case StepKind::smem_write: smem += s.amount; smem_write_ += s.amount; break;
+                case StepKind::smem_read: smem += s.amount; smem_read += s.amount; p_smem_read += s.amount; break;
+                case StepKind::smem_write: smem += s.amount; p_smem_write += s.amount; break;
                 case StepKind::smem_fill:  // cp.async's tile: the pipe's time unless fills bypass it
                     if (!r.smem_fill_bypass) smem += s.amount;
-                    smem_write_ += s.amount;
+                    p_smem_write += s.amount;
                     break;
                 case StepKind::compute:
-                    if (s.unit == Unit::tensor) { tensor += s.amount; flops_tensor_ += s.amount; }
-                    else if (s.unit == Unit::fp32) { fp32 += s.amount; flops_fp32_ += s.amount; }
-                    else { sfu += s.amount; sfu_ops_ += s.amount; }
+                    if (s.unit == Unit::tensor) { tensor += s.amount; p_tensor += s.amount; }
+                    else if (s.unit == Unit::fp32) { fp32 += s.amount; p_fp32 += s.amount; }
+                    else { sfu += s.amount; p_sfu += s.amount; }
                     break;
                 case StepKind::barrier: break;
                 case StepKind::reduction: reductions += s.amount; break;
@@ -593,6 +636,25 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
         slot.phases.push_back(ph);
     }
     coarsen(slot.phases);
+    smem_read_ += p_smem_read;
+    smem_write_ += p_smem_write;
+    flops_tensor_ += p_tensor;
+    flops_fp32_ += p_fp32;
+    sfu_ops_ += p_sfu;
+    if (twin >= 0 && program_regions_ + slot.loads.size() + slot.stores.size() <= kMaxProgramRegions) {
+        Program& p = programs_[twin];
+        p.phases = slot.phases;
+        p.loads = slot.loads;
+        p.stores = slot.stores;
+        for (Region& g : p.loads) g.offset_bytes -= shift_[g.buffer];
+        for (Region& g : p.stores) g.offset_bytes -= shift_[g.buffer];
+        p.smem_read = p_smem_read;
+        p.smem_write = p_smem_write;
+        p.flops_tensor = p_tensor;
+        p.flops_fp32 = p_fp32;
+        p.sfu_ops = p_sfu;
+        program_regions_ += p.loads.size() + p.stores.size();
+    }
     slot.mem_done.assign(slot.phases.size(), 0);
     slot.next_mem = slot.next_comp = slot.comp_done = 0;
     slot.comp_running = false;

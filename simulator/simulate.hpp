@@ -27,6 +27,10 @@ struct Options {
     // The same guard for the blocks themselves (each costs the engine about 3 us, whatever the
     // L2): simulate() refuses a workload whose launches have more blocks than this. 0 = no limit.
     double max_blocks = 5e7;
+    // Speed only: a block whose program repeats an earlier block's on other slices of the buffers
+    // (Launch::repeat_of) reuses that program's phases instead of building them again. The
+    // results are the same either way (tests/simulator/test_sim_program_reuse.cpp).
+    bool reuse_programs = true;
 };
 
 Result<Prediction> simulate(const Workload& workload, const std::vector<Launch>& launches,

@@ -55,6 +55,47 @@ Counts sum_programs(const Launch& l, std::int64_t* max_region_end_overrun) {
     return c;
 }
 
+// Launch::repeat_of's law: an item's program is its twin's, step for step, with every region of
+// buffer b moved by shift[b]. Returns how many items have a twin other than themselves.
+std::int64_t check_repeat(const Launch& l) {
+    if (!l.repeat_of) return 0;
+    std::vector<Step> mine, twin;
+    std::vector<std::int64_t> shift;
+    std::int64_t repeats = 0;
+    for (std::int64_t item = 0; item < l.work_items; ++item) {
+        shift.assign(l.buffers.size(), 0);
+        const std::int64_t t = l.repeat_of(item, shift);
+        INFO("item " << item << " twin " << t);
+        REQUIRE(t >= 0);
+        REQUIRE(t <= item);
+        if (t == item) {
+            for (std::int64_t x : shift) REQUIRE(x == 0);
+            continue;
+        }
+        ++repeats;
+        mine.clear();
+        twin.clear();
+        l.program(item, mine);
+        l.program(t, twin);
+        REQUIRE(mine.size() == twin.size());
+        for (std::size_t i = 0; i < mine.size(); ++i) {
+            const Step& a = mine[i];
+            const Step& b = twin[i];
+            REQUIRE(a.kind == b.kind);
+            REQUIRE(a.iteration == b.iteration);
+            REQUIRE(a.amount == b.amount);
+            if (a.kind == StepKind::compute) REQUIRE(a.unit == b.unit);
+            if (a.kind != StepKind::load && a.kind != StepKind::store) continue;
+            REQUIRE(a.region.buffer == b.region.buffer);
+            REQUIRE(a.region.offset_bytes == b.region.offset_bytes + shift[a.region.buffer]);
+            REQUIRE(a.region.row_bytes == b.region.row_bytes);
+            REQUIRE(a.region.rows == b.region.rows);
+            REQUIRE(a.region.stride_bytes == b.region.stride_bytes);
+        }
+    }
+    return repeats;
+}
+
 void check_invariant(const Workload& w, const Hardware& hw) {
     INFO(describe(w));
     auto launches = lower(w, hw);
@@ -75,6 +116,8 @@ void check_invariant(const Workload& w, const Hardware& hw) {
         CHECK(got.flops_fp32 == l.counts.flops_fp32);
         CHECK(got.sfu_ops == l.counts.sfu_ops);
         CHECK(l.work_items == (l.persistent ? l.work_items : l.blocks()));
+        CHECK(l.repeat_of);  // every kernel family names its blocks' twins
+        check_repeat(l);
     }
 }
 
@@ -302,4 +345,44 @@ TEST_CASE("flash1: shared-memory bytes include the epilogue's round trip of O, a
     CHECK(c.smem_write_bytes == 2 * 2 * tile + 4 * 2 * tile + 2 * (tile + 256));
     // reads: Q, K and V by both warps, the new O per step; old O + 32 B per row of m, l per carrying step
     CHECK(c.smem_read_bytes == 4 * (tile + 2 * 2 * tile + tile) + 2 * (tile + 32 * 32));
+}
+
+TEST_CASE("repeat_of finds twins: every (batch, head), row block and whole tile repeats the first", "[lower]") {
+    auto twins = [](const WorkloadSpec& s) {
+        auto w = make_workload(s);
+        REQUIRE(w.ok());
+        auto launches = lower(*w, h100());
+        REQUIRE(launches.ok());
+        std::vector<std::int64_t> per_launch;
+        for (const Launch& l : *launches) per_launch.push_back(check_repeat(l));
+        return per_launch;
+    };
+    WorkloadSpec f;
+    f.kernel = "attention-flash2";
+    f.batch = 2;
+    f.heads = 3;
+    f.seq = 200;  // 4 query tiles of 64, the last partial: heads 1-5 repeat head 0
+    f.tile_m = 64;
+    CHECK(twins(f) == std::vector<std::int64_t>{5 * 4});
+    f.kernel = "attention-flash1";
+    CHECK(twins(f) == std::vector<std::int64_t>{5});
+    WorkloadSpec g;
+    g.kernel = "gemm";
+    g.m = 300;  // 3 whole tile rows of 64 and a partial one; 200 = 3 whole columns and a partial
+    g.n = 200;
+    g.k = 100;
+    g.tile_m = 64;
+    g.tile_n = 64;
+    for (const char* raster : {"row", "column"}) {
+        g.raster = raster;
+        // 20 tiles; the first whole tile, the partial row's first tile, the partial column's
+        // first tile and the corner are their own twins.
+        CHECK(twins(g) == std::vector<std::int64_t>{16});
+    }
+    WorkloadSpec m;
+    m.kernel = "softmax";
+    m.rows = 37;
+    m.cols = 3000;
+    m.tile_m = 4;  // 10 blocks, the last with one row
+    CHECK(twins(m) == std::vector<std::int64_t>{8});
 }
