@@ -57,13 +57,17 @@ void usage(std::ostream& os) {
 
 int main(int argc, char** argv) {
     if (argc < 2) {
-        usage(std::cout);
+        usage(std::cerr);
         std::cerr << "tilescope: error: no command given\n";
         return 2;
     }
     const std::string cmd = argv[1];
     if (cmd == "--help" || cmd == "-h" || cmd == "help") {
         usage(std::cout);
+        return 0;
+    }
+    if (cmd == "--version" || cmd == "version") {
+        std::cout << "tilescope " << TILESCOPE_VERSION << " (configured at commit " << TILESCOPE_CLI_COMMIT << ")\n";
         return 0;
     }
     for (const Command& c : kCommands) {
@@ -77,6 +81,5 @@ int main(int argc, char** argv) {
         }
     }
     std::cerr << "tilescope: error: unknown command '" << cmd << "' (tilescope --help lists them)\n";
-    usage(std::cout);
     return 2;
 }

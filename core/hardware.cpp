@@ -396,6 +396,16 @@ public:
                                                      i2s(hw.l2_sector_bytes));
         if (hw.l2_bytes % hw.l2_line_bytes != 0)
             return fail("$.l2_bytes.value", i2s(hw.l2_bytes) + " must be a multiple of l2_line_bytes " + i2s(hw.l2_line_bytes));
+        if (hw.hbm_bytes <= hw.l2_bytes)
+            return fail("$.hbm_bytes.value", i2s(hw.hbm_bytes) + " must exceed l2_bytes " + i2s(hw.l2_bytes) +
+                                                 " (device memory in bytes, e.g. 85899345920 for 80 GiB)");
+        if ((hw.register_allocation_unit & (hw.register_allocation_unit - 1)) != 0)
+            return fail("$.register_allocation_unit.value",
+                        "must be a power of two (got " + i2s(hw.register_allocation_unit) + ")");
+        if (hw.l1_smem_bytes_per_sm > 0 && hw.l1_smem_bytes_per_sm < hw.smem_per_sm_bytes)
+            return fail("$.l1_smem_bytes_per_sm.value",
+                        i2s(hw.l1_smem_bytes_per_sm) + " must be at least smem_per_sm_bytes " + i2s(hw.smem_per_sm_bytes) +
+                            " (shared memory is carved out of the L1)");
         return {};
     }
 
@@ -474,11 +484,13 @@ std::optional<PlausibleRange> plausible_range(const std::string& field) {
         return field.size() >= s.size() && field.compare(field.size() - s.size(), s.size(), s) == 0;
     };
     if (ends("_ns_per_byte") || ends("_ns_per_tbps")) return PlausibleRange{0, 1e6, "ns per unit"};
-    if (ends("_ns")) return PlausibleRange{0, 1e9, "ns (one second)"};
-    if (ends("_per_s") || ends("_hz")) return PlausibleRange{1e3, 1e18, "per second"};
+    // A nonzero time under 10 ps is a value in seconds (or ms) typed as ns; a rate under 1e6 per
+    // second is one in GB/s or TFLOP/s typed per second (an H100's HBM: 3.35e12 B/s, not 3350).
+    if (ends("_ns")) return PlausibleRange{0.01, 1e9, "ns"};
+    if (ends("_per_s") || ends("_hz")) return PlausibleRange{1e6, 1e18, "per second"};
     if (ends("_efficiency")) return PlausibleRange{1e-6, 1, "of peak"};
     if (ends("_per_cycle_per_sm") || ends("_per_cycle_per_warp") || ends("_bytes_per_cycle"))
-        return PlausibleRange{1e-3, 1e9, "per cycle"};
+        return PlausibleRange{1, 1e9, "per cycle"};
     if (field == "load_latency_scale") return PlausibleRange{1e-6, 1e6, "(a multiple)"};
     return std::nullopt;
 }
@@ -517,14 +529,18 @@ Result<Hardware> load_hardware(const std::string& spec) {
     const bool looks_like_path = spec.find('/') != std::string::npos || ends_with(spec, ".json");
     if (!ends_with(spec, ".json") && spec.find("..") == std::string::npos && is_regular_file(bundled))
         return load_hardware_file(bundled);
+    std::string list;
+    for (const auto& n : list_bundled_profiles()) list += (list.empty() ? "" : ", ") + n;
     if (looks_like_path) {
         if (is_regular_file(spec)) return load_hardware_file(spec);
         std::error_code ec;
         const bool exists = fs::exists(spec, ec);
+        // "calibrated/a100-40gb" before anyone calibrated an A100: a bundled name, not a path.
+        if (!exists && !ends_with(spec, ".json"))
+            return make_error("unknown GPU profile '" + spec + "' (no bundled profile and no such file); available: " +
+                              (list.empty() ? "(none found in " + profile_dir() + ")" : list));
         return make_error("cannot read profile file '" + spec + "' (" + (exists ? "not a regular file" : "no such file") + ")");
     }
-    std::string list;
-    for (const auto& n : list_bundled_profiles()) list += (list.empty() ? "" : ", ") + n;
     return make_error("unknown GPU profile '" + spec + "'; available: " + (list.empty() ? "(none found in " + profile_dir() + ")" : list));
 }
 

@@ -154,7 +154,7 @@ Result<Workload> make_attention(const WorkloadSpec& s, Workload w) {
         TS_TRY(check_range("--stages", stages, 1, 8));
         w.tile.stages = static_cast<int>(stages);
         const std::int64_t warps = s.warps.value_or(8);
-        TS_TRY(check_range("--warps", warps, 1, 32));
+        TS_TRY(check_pow2("--warps", warps, 1, 32));
         w.tile.warps = static_cast<int>(warps);
         return w;
     }
@@ -186,7 +186,7 @@ Result<Workload> make_attention(const WorkloadSpec& s, Workload w) {
         return make_error("--tile-m " + std::to_string(br) + " needs " + std::to_string(br / 16) +
                           " warps by default (one per 16 rows), over the limit of 32: use --tile-m <= 512 or give --warps");
     const std::int64_t warps = s.warps.value_or(std::max<std::int64_t>(1, br / 16));
-    TS_TRY(check_range("--warps", warps, 1, 32));
+    TS_TRY(check_pow2("--warps", warps, 1, 32));
     w.tile.warps = static_cast<int>(warps);
     return w;
 }
@@ -217,7 +217,7 @@ Result<Workload> make_gemm(const WorkloadSpec& s, Workload w) {
     TS_TRY(check_pow2("--tile-k", tk, 16, 1024));
     const std::int64_t stages = s.stages.value_or(3), warps = s.warps.value_or(8);
     TS_TRY(check_range("--stages", stages, 1, 8));
-    TS_TRY(check_range("--warps", warps, 1, 32));
+    TS_TRY(check_pow2("--warps", warps, 1, 32));
     w.tile = Tile{static_cast<int>(tm), static_cast<int>(tn), static_cast<int>(tk), static_cast<int>(stages),
                   static_cast<int>(warps)};
     return w;
@@ -245,7 +245,7 @@ Result<Workload> make_softmax(const WorkloadSpec& s, Workload w) {
     TS_TRY(check_pow2("--tile-n", tn, 1, 1024));
     const std::int64_t stages = s.stages.value_or(1), warps = s.warps.value_or(4);
     TS_TRY(check_range("--stages", stages, 1, 8));
-    TS_TRY(check_range("--warps", warps, 1, 32));
+    TS_TRY(check_pow2("--warps", warps, 1, 32));
     w.tile = Tile{static_cast<int>(tm), static_cast<int>(tn), 0, static_cast<int>(stages), static_cast<int>(warps)};
     return w;
 }
@@ -268,14 +268,22 @@ Status check_flag_value(std::string_view flag, std::string_view value) {
     static const Range ranges[] = {
         {"--batch", 1, kMaxBatch}, {"--heads", 1, kMaxHeads},   {"--seq", 1, kMaxSeq},      {"--seq-kv", 1, kMaxSeq},
         {"--m", 1, kMaxGemmDim},   {"--n", 1, kMaxGemmDim},     {"--k", 1, kMaxGemmDim},    {"--rows", 1, kMaxRows},
-        {"--cols", 1, kMaxCols},   {"--stages", 1, 8},          {"--warps", 1, 32}};
+        {"--cols", 1, kMaxCols},   {"--stages", 1, 8}};
     const std::string f(flag);
     std::int64_t v = 0;
     const bool integer = std::from_chars(value.data(), value.data() + value.size(), v).ptr == value.data() + value.size() &&
                          !value.empty();
     if (f == "--tile-m" || f == "--tile-n" || f == "--tile-k") {  // every family's tiles: powers of two
         if (!integer) return make_error(f + " expects an integer (got '" + std::string(value) + "')");
-        return check_pow2(f.c_str(), v, 1, 1024);
+        // 1 is for softmax's rows per block; the attention and GEMM tiles start at 16.
+        if (!is_pow2(v) || v < 1 || v > 1024)
+            return make_error(f + " must be a power of two in [1, 1024] (attention and GEMM tiles: [16, 1024]) (got " +
+                              std::string(value) + ")");
+        return {};
+    }
+    if (f == "--warps") {  // every kernel's warp layout splits its tile in halves
+        if (!integer) return make_error(f + " expects an integer (got '" + std::string(value) + "')");
+        return check_pow2("--warps", v, 1, 32);
     }
     if (f == "--head-dim") {
         if (integer && (v == 16 || v == 32 || v == 64 || v == 128 || v == 256)) return {};

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
-#include <set>
+#include <map>
 #include <sstream>
 #include <vector>
 
@@ -123,7 +123,7 @@ Result<Dataset> parse_dataset(const std::string& jsonl_text, const std::string& 
     }
     Dataset d;
     d.origin = origin;
-    std::set<std::string> seen;
+    std::map<std::string, int> seen;  // case name -> its line
     std::istringstream in(jsonl_text);
     std::string line;
     int line_no = 0;
@@ -181,10 +181,11 @@ Result<Dataset> parse_dataset(const std::string& jsonl_text, const std::string& 
         c.name = case_name(m.workload);
         c.key = sweep_key(m.workload);
         c.split = split_of(m.workload);
-        if (!seen.insert(c.name).second) {
-            d.skipped.push_back("line " + std::to_string(line_no) + ": duplicate of an earlier case " + c.name);
-            continue;
-        }
+        // A case measured twice would be scored by whichever copy came first: refuse instead.
+        if (const auto [at, fresh] = seen.emplace(c.name, line_no); !fresh)
+            return make_error(where + ": case " + c.name + " repeats line " + std::to_string(at->second) +
+                              " (a data set holds each case once: keep one measurement, or merge re-timings with "
+                              "validate/scripts/retime_merge.py)");
         if (d.provenance.empty()) d.provenance = m.provenance;
         c.measured = std::move(m);
         d.cases.push_back(std::move(c));

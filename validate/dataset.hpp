@@ -51,7 +51,7 @@ struct Dataset {
     std::string origin;                        // path(s) read
     std::vector<Case> cases;                   // in file order, unique names
     std::vector<Microbench> microbench;        // in file order (later duplicates override)
-    std::vector<std::string> skipped;          // "line 12: illegal: tile ..." / duplicates
+    std::vector<std::string> skipped;          // "line 12: illegal: tile ..."
     std::map<std::string, std::string> provenance;  // from the first measurement that has one
 };
 

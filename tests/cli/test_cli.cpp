@@ -142,6 +142,15 @@ TEST_CASE("bad input: exit code 2 and one error line", "[cli]") {
         expect_bad_input(args);
     }
     CHECK(run("").code == 2);
+    expect_error("frobnicate", "unknown command 'frobnicate' (tilescope --help lists them)");
+}
+
+TEST_CASE("tilescope version (or --version) names the version and the commit", "[cli]") {
+    const Run r = run("--version");
+    CHECK(r.code == 0);
+    CHECK(r.err.empty());
+    CHECK_THAT(r.out, Catch::StartsWith("tilescope 0.") && Catch::Contains("(configured at commit "));
+    CHECK(lines(r.out).size() == 1);
 }
 
 TEST_CASE("help exits 0", "[cli]") {
@@ -368,7 +377,7 @@ TEST_CASE("calibrate --from refuses implausible and unknown microbenchmarks", "[
                  "microbenchmark tensor_fp16 = 1e+18 FLOP/s is implausible");
     // 1e15 ns became a profile that `predict --gpu` refuses.
     expect_error("calibrate --gpu h100-sxm --from '" + bench("launch_overhead", "1e15") + "'",
-                 "microbenchmark launch_overhead = 1e+15 ns is implausible: outside [0, 1e+09] ns");
+                 "microbenchmark launch_overhead = 1e+15 ns is implausible: outside [0.01, 1e+09] ns");
     const std::string foo = temp_file("mb_foo.jsonl", "# a comment\n{\"microbench\":\"foo\",\"value\":1}\n");
     expect_error("calibrate --gpu h100-sxm --from '" + foo + "'",
                  foo + ":2: unknown microbenchmark 'foo' (known: hbm_bandwidth, l2_bandwidth,");

@@ -63,6 +63,13 @@ TEST_CASE("loading by path and unknown names", "[hardware]") {
     auto missing = load_hardware("/nonexistent/x.json");
     REQUIRE_FALSE(missing.ok());
     CHECK_THAT(missing.error().message, Catch::Contains("cannot read profile file"));
+    // A calibrated name that was never made (no A100 was calibrated) lists what there is.
+    auto uncalibrated = load_hardware("calibrated/a100-40gb");
+    REQUIRE_FALSE(uncalibrated.ok());
+    CHECK_THAT(uncalibrated.error().message,
+               Catch::StartsWith("unknown GPU profile 'calibrated/a100-40gb' (no bundled profile and no such file); "
+                                 "available: ") &&
+                   Catch::Contains("calibrated/h100-sxm"));
 }
 
 TEST_CASE("broken profile fields are reported with their JSON path", "[hardware]") {
@@ -87,6 +94,22 @@ TEST_CASE("broken profile fields are reported with their JSON path", "[hardware]
         o["smem_per_block_max_bytes"].as_object()["value"] = 240000;
         CHECK(parse_error(o) ==
               "profile test.json: $.smem_per_block_max_bytes.value: 240000 exceeds smem_per_sm_bytes 233472");
+    }
+    {
+        auto o = base;
+        o["hbm_bytes"].as_object()["value"] = 80;  // GB typed as a count of bytes
+        CHECK_THAT(parse_error(o), Catch::StartsWith("profile test.json: $.hbm_bytes.value: 80 must exceed l2_bytes 52428800"));
+    }
+    {
+        auto o = base;
+        o["register_allocation_unit"].as_object()["value"] = 7;
+        CHECK(parse_error(o) == "profile test.json: $.register_allocation_unit.value: must be a power of two (got 7)");
+    }
+    {
+        auto o = base;
+        o["l1_smem_bytes_per_sm"].as_object()["value"] = 1000;
+        CHECK_THAT(parse_error(o), Catch::StartsWith("profile test.json: $.l1_smem_bytes_per_sm.value: 1000 must be at "
+                                                     "least smem_per_sm_bytes 233472"));
     }
     {
         auto o = base;
@@ -229,11 +252,16 @@ TEST_CASE("a profile value no GPU has (in the wrong unit, a typo) is refused wit
         const char* says;
     };
     // A positive field's range does not offer 0; a range from 0 is stated as its upper end.
-    for (const Bad& b : {Bad{"hbm_bandwidth_bytes_per_s", "1e-300", "must be in [1000, 1e+18] per second"},
-                         Bad{"sm_clock_hz", "0.5", "must be in [1000, 1e+18] per second"},
-                         Bad{"hbm_latency_ns", "1e308", "must be at most 1e+09 ns"},
-                         Bad{"kernel_launch_latency_ns", "1e12", "must be at most 1e+09 ns"},
-                         Bad{"smem_bandwidth_bytes_per_cycle_per_sm", "1e-300", "must be in [0.001, 1e+09] per cycle"},
+    for (const Bad& b : {Bad{"hbm_bandwidth_bytes_per_s", "1e-300", "must be in [1e+06, 1e+18] per second"},
+                         // GB/s typed as B/s, seconds typed as ns: the user's unit mistakes.
+                         Bad{"hbm_bandwidth_bytes_per_s", "3350", "must be in [1e+06, 1e+18] per second"},
+                         Bad{"l2_latency_ns", "2.3e-7", "must be in [0.01, 1e+09] ns"},
+                         Bad{"sm_clock_hz", "0.5", "must be in [1e+06, 1e+18] per second"},
+                         Bad{"hbm_latency_ns", "1e308", "must be in [0.01, 1e+09] ns"},
+                         Bad{"kernel_launch_latency_ns", "1e12", "must be 0 or in [0.01, 1e+09] ns"},
+                         Bad{"kernel_launch_latency_ns", "3e-6", "must be 0 or in [0.01, 1e+09] ns"},
+                         Bad{"smem_bandwidth_bytes_per_cycle_per_sm", "1e-300", "must be in [1, 1e+09] per cycle"},
+                         Bad{"smem_bandwidth_bytes_per_cycle_per_sm", "0.001", "must be in [1, 1e+09] per cycle"},
                          // Integer facts: a huge SM count would have the simulator allocate
                          // tables per SM until it runs out of memory.
                          Bad{"sm_count", "100000000", "must be at most 4096 (got 100000000)"},
@@ -247,10 +275,11 @@ TEST_CASE("a profile value no GPU has (in the wrong unit, a typo) is refused wit
         CHECK(hw.error().message.find(std::string("profile bad.json: $.") + b.field + ".value: " + b.says) == 0);
         CHECK(hw.error().message.find("is the unit right?") != std::string::npos);
     }
-    for (const Bad& b : {Bad{"warp_iteration_ns", "1e308", "must be at most 1e+09 ns"},
+    for (const Bad& b : {Bad{"warp_iteration_ns", "1e308", "must be 0 or in [0.01, 1e+09] ns"},
+                         Bad{"launch_overhead_ns", "3e-6", "must be 0 or in [0.01, 1e+09] ns"},
                          Bad{"tensor_efficiency", "1e-308", "must be in [1e-06, 1] of peak"},
                          Bad{"load_latency_ns_per_byte", "1e9", "must be at most 1e+06"},
-                         Bad{"fragment_store_bytes_per_s", "1", "must be 0 or in [1000, 1e+18] per second"}}) {
+                         Bad{"fragment_store_bytes_per_s", "1", "must be 0 or in [1e+06, 1e+18] per second"}}) {
         INFO(b.field);
         json::value v = json::parse(text);
         v.as_object()["calibration"].as_object()[b.field] = json::parse(b.value);

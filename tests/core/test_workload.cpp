@@ -94,7 +94,17 @@ TEST_CASE("validation messages name the flag and the rule", "[workload]") {
     CHECK(error_of(s) == "--stages must be in [1, 8] (got 9)");
     s = spec("attention-flash2");
     s.warps = 33;
-    CHECK(error_of(s) == "--warps must be in [1, 32] (got 33)");
+    CHECK(error_of(s) == "--warps must be a power of two in [1, 32] (got 33)");
+    // Every kernel's warp layout halves its tile: 5 warps would leave the GEMM's layout at 4.
+    for (const char* k : {"attention-flash2", "attention-flash1", "attention-naive", "gemm", "softmax"}) {
+        s = spec(k);
+        s.warps = 5;
+        CHECK(error_of(s) == "--warps must be a power of two in [1, 32] (got 5)");
+    }
+    CHECK(check_flag_value("--warps", "3").error().message == "--warps must be a power of two in [1, 32] (got 3)");
+    CHECK(check_flag_value("--warps", "16").ok());
+    CHECK(check_flag_value("--tile-m", "0").error().message ==
+          "--tile-m must be a power of two in [1, 1024] (attention and GEMM tiles: [16, 1024]) (got 0)");
     s = spec("attention-flash2");
     s.tile_m = 1024;  // the default warps (Br / 16 = 64) are over the limit: the error names the tile
     CHECK(error_of(s) == "--tile-m 1024 needs 64 warps by default (one per 16 rows), over the limit of 32: "

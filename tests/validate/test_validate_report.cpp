@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <limits>
+
 #include <boost/json.hpp>
 
 #include <algorithm>
@@ -130,6 +132,17 @@ TEST_CASE("validate: exact predictions pass every target", "[validate][report]")
     CHECK_FALSE(every->pass);
     CHECK_THAT(every->what, Catch::Contains("1 of 36 not (first: ") && Catch::Contains("tile not supported by model"));
     CHECK(check_line(*every).find("FAIL") == 0);
+    // A figure with no data (no held-out tile sweep) is N/A with the reason, not a FAIL, and the
+    // report does not call it a missed target; it is not a pass either.
+    Check rho{"held-out mean Spearman (time, per tile sweep)", std::numeric_limits<double>::quiet_NaN(), 0.9, false, false};
+    rho.id = "spearman_mean";
+    CHECK(check_line(rho) == "N/A   held-out mean Spearman (time, per tile sweep) = n/a (target >= 0.90): no held-out "
+                             "tile sweep (two or more tiles of one shape) in these measurements");
+    Report na;
+    na.checks = {rho};
+    na.pass = false;
+    CHECK(report_table(na).find("TARGETS NOT ALL CHECKED (N/A: no data for them)") != std::string::npos);
+    CHECK(report_table(na).find("TARGETS MISSED") == std::string::npos);
     for (const auto& c : r->checks)
         if (!c.id.empty() && r->heldout.sweeps_ranked > 0) CHECK(c.pass);
     CHECK_FALSE(r->pass);
@@ -233,10 +246,14 @@ TEST_CASE("dataset: measurement lines round-trip through core's JSON", "[validat
     std::string one_line;
     for (char c : line)
         if (c != '\n') one_line += c;
-    auto d = parse_dataset(one_line + "\n" + one_line + "\n", "m.jsonl");
+    auto d = parse_dataset(one_line + "\n", "m.jsonl");
     REQUIRE(d.ok());
     REQUIRE(d->cases.size() == 1);
-    CHECK(d->skipped.size() == 1);  // the duplicate
+    CHECK(d->skipped.empty());
+    // The same case twice is refused, naming both lines: one copy would be scored, silently.
+    auto twice = parse_dataset(one_line + "\n" + one_line + "\n", "m.jsonl");
+    REQUIRE_FALSE(twice.ok());
+    CHECK(twice.error().message.find("m.jsonl:2: case " + case_name(m.workload) + " repeats line 1") == 0);
     CHECK(d->cases[0].name == case_name(m.workload));
     CHECK(quantity_of(d->cases[0].measured, Quantity::time) == Approx(12345.0));
     CHECK(quantity_of(d->cases[0].measured, Quantity::hbm_bytes) == Approx(1.2e7));
