@@ -412,7 +412,7 @@ public:
     Result<Hardware> parse(const std::string& text) const {
         boost::system::error_code ec;
         json::value root = json::parse(text, ec);
-        if (ec) return fail("$", "not valid JSON (" + ec.message() + ")");
+        if (ec) return fail("$", json_syntax_error(text));
         if (const std::string dup = json_duplicate_key(text); !dup.empty())
             return fail(dup, kDuplicateKeyRule);
         if (!root.is_object()) return fail("$", "must be a JSON object");

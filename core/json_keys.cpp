@@ -1,6 +1,7 @@
 #include "core/json_keys.hpp"
 
 #include <boost/json/basic_parser_impl.hpp>
+#include <boost/json/stream_parser.hpp>
 
 #include <cstdint>
 #include <set>
@@ -108,6 +109,33 @@ struct KeyChecker {
 };
 
 }  // namespace
+
+std::string json_syntax_error(std::string_view text) {
+    json::stream_parser p;
+    json::error_code ec;
+    std::size_t at = p.write_some(text.data(), text.size(), ec);
+    std::string why;
+    if (!ec && p.done()) {  // a whole value: only white space may follow
+        while (at < text.size() && (text[at] == ' ' || text[at] == '\t' || text[at] == '\n' || text[at] == '\r')) ++at;
+        if (at == text.size()) return {};
+        why = "more after the JSON value";
+    } else if (!ec) {
+        p.finish(ec);  // a number at the very end completes only here
+        if (!ec) return {};
+        at = text.size();
+    }
+    if (why.empty()) why = ec.message();
+    std::size_t line = 1, column = 1;
+    for (std::size_t i = 0; i < at && i < text.size(); ++i) {
+        if (text[i] == '\n') {
+            ++line;
+            column = 1;
+        } else {
+            ++column;
+        }
+    }
+    return "not valid JSON at line " + std::to_string(line) + ", column " + std::to_string(column) + " (" + why + ")";
+}
 
 std::string json_duplicate_key(std::string_view text) {
     json::basic_parser<KeyChecker> p{json::parse_options{}};

@@ -17,6 +17,10 @@ namespace tilescope {
 // distinct, and also when `text` is not valid JSON (the caller's parse reports that).
 std::string json_duplicate_key(std::string_view text);
 
+// Empty when `text` is one valid JSON value; else "not valid JSON at line L, column C (why)", the
+// place where Boost.JSON's parser stopped (a truncated text: its end), lines and columns from 1.
+std::string json_syntax_error(std::string_view text);
+
 // What every reader says after that path: "PATH: " + kDuplicateKeyRule.
 inline constexpr const char* kDuplicateKeyRule = "the key appears twice in its object (state it once)";
 

@@ -407,7 +407,7 @@ std::string json_line_illegal(const Workload& w, const std::string& model, const
 Result<Prediction> prediction_from_json(const std::string& text) {
     boost::system::error_code ec;
     json::value root = json::parse(text, ec);
-    if (ec) return make_error("prediction JSON: not valid JSON (" + ec.message() + ")");
+    if (ec) return make_error("prediction JSON: " + json_syntax_error(text));
     if (const std::string dup = json_duplicate_key(text); !dup.empty())
         return make_error("prediction JSON: " + dup + ": " + kDuplicateKeyRule);
     if (!root.is_object()) return make_error("prediction JSON: $ must be an object");

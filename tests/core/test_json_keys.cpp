@@ -7,6 +7,7 @@
 #include "core/json_keys.hpp"
 
 using tilescope::json_duplicate_key;
+using tilescope::json_syntax_error;
 
 TEST_CASE("json_duplicate_key finds a repeated key and names its path", "[json]") {
     CHECK(json_duplicate_key(R"({"a": 1, "a": 2})") == "$.a");
@@ -32,4 +33,17 @@ TEST_CASE("json_duplicate_key leaves distinct keys and invalid JSON alone", "[js
     const std::string big(100000, 'k');
     CHECK(json_duplicate_key("{\"" + big + "\": 1, \"" + big + "x\": 2}").empty());
     CHECK(json_duplicate_key("{\"" + big + "\": 1, \"" + big + "\": 2}") == "$." + big);
+}
+
+TEST_CASE("json_syntax_error says where the parser stopped", "[json]") {
+    CHECK(json_syntax_error(R"({"a": [1, 2], "b": {"c": null}})").empty());
+    CHECK(json_syntax_error(" 3.5 ").empty());
+    CHECK(json_syntax_error("3.5").empty());  // a number that ends the text
+    // NaN is not JSON: line 3, at the N.
+    CHECK_THAT(json_syntax_error("{\n  \"a\": 1,\n  \"b\": NaN\n}"), Catch::StartsWith("not valid JSON at line 3, column 8 ("));
+    // A truncated text stops at its end.
+    CHECK_THAT(json_syntax_error("{\n  \"a\": [1, 2"), Catch::StartsWith("not valid JSON at line 2, column 13 ("));
+    CHECK_THAT(json_syntax_error(""), Catch::StartsWith("not valid JSON at line 1, column 1 ("));
+    // Two values are one too many: where the second starts.
+    CHECK_THAT(json_syntax_error("{} {}"), Catch::StartsWith("not valid JSON at line 1, column 4 ("));
 }
