@@ -49,7 +49,9 @@ int run_bench(int argc, char** argv) {
     general.add_options()("help,h", "show this help")(
         "gpu", po::value<std::string>()->default_value("a100-40gb"), "profile name or path")(
         "model", po::value<std::string>()->default_value("analytic"), "prediction model")(
-        "seconds", po::value<double>()->default_value(1.0), "how long to run");
+        "seconds", po::value<double>()->default_value(1.0),
+        "how long to time predictions (at least one runs: a simulation that takes longer runs to its end; each workload is "
+        "also predicted once, untimed, to check it)");
     po::options_description all;
     const po::options_description workload = workload_options("Workload (optional; default: a fixed mix of all families)");
     all.add(workload).add(general);
@@ -103,9 +105,10 @@ int run_bench(int argc, char** argv) {
         if (elapsed < seconds / 100) batch = std::min<std::size_t>(batch * 2, 4096);
     } while (elapsed < seconds);
     const double rate = static_cast<double>(count) / elapsed;
-    std::printf("model %s on %s: %zu predictions in %.2f s on one core = %.4g predictions/s (%.4g us each; %zu workloads; "
+    std::printf("model %s on %s: %zu prediction%s in %.2f s on one core = %.4g predictions/s (%.4g us each; %zu workload%s; "
                 "checksum %.6g)\n",
-                model.c_str(), hw->name.c_str(), count, elapsed, rate, 1e6 / rate, workloads.size(), checksum);
+                model.c_str(), hw->name.c_str(), count, count == 1 ? "" : "s", elapsed, rate, 1e6 / rate,
+                workloads.size(), workloads.size() == 1 ? "" : "s", checksum);
     return 0;
 }
 

@@ -108,6 +108,20 @@ Status check_measurement(const json::object& o, const Measurement& m) {
     if (Status st = check_metrics(m.total, "$.total.metrics"); !st) return st;
     for (std::size_t i = 0; i < m.launches.size(); ++i)
         if (Status st = check_metrics(m.launches[i].metrics, "$.launches[" + std::to_string(i) + "].metrics"); !st) return st;
+    // Counters add up over launches: a total that is not its launches' sum is a broken file (it
+    // would be scored against the prediction's total with an error of any size).
+    if (!m.launches.empty()) {
+        for (const Metric b : {Metric::dram_bytes_read, Metric::dram_bytes_write, Metric::lts_t_bytes, Metric::smem_bytes_read,
+                               Metric::smem_bytes_write}) {
+            double sum = 0;
+            for (const auto& l : m.launches) sum += l.metrics[b];
+            const double v = m.total[b];
+            if (std::isnan(v) || std::isnan(sum)) continue;
+            if (std::fabs(v - sum) > 1e-6 * std::max(v, sum) + 1.0)
+                return make_error("$.total.metrics." + std::string(metric_name(b)) + " = " + sci_text(v) +
+                                  " is not the sum of its launches' (" + sci_text(sum) + ")");
+        }
+    }
     return {};
 }
 }  // namespace

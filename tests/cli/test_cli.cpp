@@ -401,7 +401,7 @@ TEST_CASE("bench: a workload flag without --kernel is an error, with --kernel it
     expect_error("bench --seconds 0.05 --causal", "--causal needs --kernel");
     const Run r = run("bench --seconds 0.05 --kernel gemm --tile-m 64");
     REQUIRE(r.code == 0);
-    CHECK(r.out.find("1 workloads") != std::string::npos);
+    CHECK(r.out.find("1 workload;") != std::string::npos);
 }
 
 TEST_CASE("predict --timeline needs --format json", "[cli]") {

@@ -303,6 +303,24 @@ TEST_CASE("dataset: a wrong type, a non-integer size, an unknown field or a bad 
     expect_error("\"gpu__time_duration.sum\":12345", "\"gpu__time_duration.sum\":12345,\"gpu__time_duration.sum\":99",
                  ".metrics.gpu__time_duration.sum: the key appears twice in its object");
     expect_error("\"m\":2048", "\"m\":2048,\"m\":4096", "$.workload.m: the key appears twice in its object");
+    // A total that is not the sum of its launches' counters (any error size could follow).
+    Measurement two = m;
+    LaunchResult l1, l2;
+    l1.name = "a";
+    l2.name = "b";
+    l1.metrics = m.total;
+    l2.metrics = m.total;
+    for (const Metric b : {Metric::dram_bytes_read, Metric::dram_bytes_write, Metric::lts_t_bytes}) {
+        l1.metrics[b] = 0.25 * m.total[b];
+        l2.metrics[b] = 0.75 * m.total[b];
+    }
+    two.launches = {l1, l2};
+    std::string ok = to_json_line(two);
+    REQUIRE(parse_dataset(ok, "sum.jsonl").ok());
+    two.total[Metric::lts_t_bytes] = 123;
+    auto bad = parse_dataset(to_json_line(two), "sum.jsonl");
+    REQUIRE_FALSE(bad.ok());
+    CHECK(bad.error().message == "sum.jsonl:1: $.total.metrics.lts__t_bytes.sum = 123 is not the sum of its launches' (3e+07)");
 }
 
 TEST_CASE("dataset: one measurement as `measure --format json` writes it, or an array of them", "[validate][dataset]") {
