@@ -1283,7 +1283,8 @@ Result<LaunchResult> Engine::run(double start_ns) {
     out_.extra["l2_hit_rate"] = load_bytes_ > 0 ? static_cast<double>(hit_bytes_) / static_cast<double>(load_bytes_) : 0.0;
     out_.extra["l2_dirty_bytes_at_end"] = st_.options->l2 ? static_cast<double>(st_.l2.dirty_bytes()) : 0.0;
     out_.extra["hbm_bytes_per_s"] = secs > 0 ? static_cast<double>(fill_bytes_ + writeback_bytes_) / secs : 0.0;
-    out_.extra["l2_bytes_per_s"] = secs > 0 ? (static_cast<double>(load_bytes_ + store_bytes_) - lrc_merged_) / secs : 0.0;
+    // lts__t_bytes per second, as `measure` reports it and as the whole prediction's extra says.
+    out_.extra["l2_bytes_per_s"] = secs > 0 ? m[Metric::lts_t_bytes] / secs : 0.0;
     out_.extra["l2_hit_bytes"] = static_cast<double>(hit_bytes_);
     out_.extra["l2_load_bytes"] = static_cast<double>(load_bytes_);
     if (lrc_in_step_ > 0 && st_.options->l2) out_.extra["l2_coalesced_bytes"] = lrc_merged_;

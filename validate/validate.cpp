@@ -390,6 +390,8 @@ Result<Report> run_validation(const Dataset& data, const Hardware& hw, const std
         const PredictionCache& cache = *options.cache;
         if (cache.model != model_name)
             cache_problem = "stored predictions are of model '" + cache.model + "', not '" + model_name + "'";
+        else if (cache.gpu != hw.name)
+            cache_problem = "stored predictions were made with profile " + cache.gpu + ", not " + hw.name;
         else if (cache.profile_fingerprint != profile_fingerprint(hw))
             cache_problem = "stored predictions were made with another version of profile " + cache.gpu +
                             " (fingerprint " + cache.profile_fingerprint + " != " + profile_fingerprint(hw) + ")";

@@ -297,3 +297,24 @@ TEST_CASE("coarsening (phase_budget) keeps bytes exact and time close", "[sim][c
         CHECK(tb == Approx(ta).epsilon(0.10));
     }
 }
+
+TEST_CASE("a launch's l2_bytes_per_s is its lts__t_bytes over its time, as the whole run's", "[sim]") {
+    const Hardware hw = test::test_gpu();
+    WorkloadSpec s;
+    s.kernel = "attention-flash2";
+    s.batch = 2;
+    s.heads = 4;
+    s.seq = 1024;
+    auto w = make_workload(s);
+    REQUIRE(w.ok());
+    auto launches = lower(*w, hw);
+    REQUIRE(launches.ok());
+    auto p = sim::simulate(*w, *launches, hw, sim::Options{});
+    REQUIRE(p.ok());
+    REQUIRE(p->launches.size() == 1);
+    const LaunchResult& l = p->launches[0];
+    const double rate = l.metrics[Metric::lts_t_bytes] / (l.metrics[Metric::gpu_time_duration] * 1e-9);
+    CHECK(l.extra.at("l2_bytes_per_s") == Approx(rate).epsilon(1e-12));
+    CHECK(p->extra.at("l2_bytes_per_s") ==
+          Approx(p->total[Metric::lts_t_bytes] / (p->total[Metric::gpu_time_duration] * 1e-9)).epsilon(1e-12));
+}

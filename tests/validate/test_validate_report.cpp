@@ -388,6 +388,13 @@ TEST_CASE("stored predictions: round trip, reproduction check passes, a changed 
     REQUIRE(stale.ok());
     CHECK_FALSE(stale->checks.back().pass);
     CHECK(stale->checks.back().what.find("another version of profile") != std::string::npos);
+    Hardware renamed = h;
+    renamed.name = "some-other-gpu";
+    auto foreign = run_validation(d, renamed, "test", scaled(d, 1.02, 1.03, false), o);
+    REQUIRE(foreign.ok());
+    CHECK_FALSE(foreign->checks.back().pass);
+    CHECK(foreign->checks.back().what.find("were made with profile " + h.name + ", not some-other-gpu") !=
+          std::string::npos);
     CHECK_FALSE(parse_prediction_cache("{\"case\":1}\n", "bad").ok());
     // A stored value that is not a number >= 0 (or null), or a case without an error and
     // without a positive time, is an error with its line: it would leave the figures silently.
