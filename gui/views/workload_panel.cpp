@@ -45,8 +45,8 @@ QSpinBox* WorkloadPanel::sizeBox(qint64 max, int value) {
     return box;
 }
 
-QSpinBox* WorkloadPanel::tileBox(int max, const QString& tooltip) {
-    auto* box = new PowerOfTwoSpinBox(this);
+QSpinBox* WorkloadPanel::tileBox(int max, const QString& tooltip, bool powers_of_two) {
+    QSpinBox* box = powers_of_two ? new PowerOfTwoSpinBox(this) : new QSpinBox(this);
     box->setRange(0, max);
     box->setSpecialValueText(QStringLiteral("auto"));
     box->setValue(0);
@@ -156,7 +156,7 @@ WorkloadPanel::WorkloadPanel(QWidget* parent) : QWidget(parent) {
     tile_m_ = tileBox(1024, QStringLiteral("attention: Br, query rows per tile\ngemm: output tile rows\nsoftmax: rows per block"));
     tile_n_ = tileBox(1024, QStringLiteral("attention: Bc, key/value rows per tile\ngemm: output tile columns\nsoftmax: columns per step"));
     tile_k_ = tileBox(1024, QStringLiteral("gemm and naive attention's GEMMs: depth of one K step"));
-    stages_ = tileBox(8, QStringLiteral("shared-memory pipeline depth (1 = loads do not overlap compute)"));
+    stages_ = tileBox(8, QStringLiteral("shared-memory pipeline depth (1 = loads do not overlap compute)"), false);
     warps_ = tileBox(32, QStringLiteral("warps per block"));
     tf->addRow(QStringLiteral("tile-m"), tile_m_);
     tf->addRow(QStringLiteral("tile-n"), tile_n_);

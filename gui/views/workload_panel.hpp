@@ -37,6 +37,8 @@ public:
     QComboBox* modelBox() const { return model_; }
     QSpinBox* tileMBox() const { return tile_m_; }
     QSpinBox* tileNBox() const { return tile_n_; }
+    QSpinBox* stagesBox() const { return stages_; }
+    QSpinBox* warpsBox() const { return warps_; }
     QSpinBox* seqBox() const { return seq_; }
     QCheckBox* l2Box() const { return l2_; }
 
@@ -48,7 +50,9 @@ private:
     void updateFamilyPage();
     void emitChanged();
     QSpinBox* sizeBox(qint64 max, int value);
-    QSpinBox* tileBox(int max, const QString& tooltip);
+    // 0 shows "auto"; the arrows double and halve (tile sizes, warps) or, with powers_of_two
+    // false, step by one (pipeline stages: GEMM's default is 3).
+    QSpinBox* tileBox(int max, const QString& tooltip, bool powers_of_two = true);
 
     QComboBox* kernel_ = nullptr;
     QComboBox* dtype_ = nullptr;

@@ -193,6 +193,31 @@ private slots:
         compareWithCli(w, expected);
     }
 
+    void tileArrowsStepAsTheFlagsAllow() {
+        // Tiles and warps double and halve (powers of two only); stages step by one, so the
+        // GEMM's default of 3 stages is reachable with the arrows.
+        WorkloadPanel panel;
+        QSpinBox* stages = panel.stagesBox();
+        QCOMPARE(stages->specialValueText(), QStringLiteral("auto"));
+        stages->setValue(2);
+        stages->stepUp();
+        QCOMPARE(stages->value(), 3);
+        stages->stepDown();
+        stages->stepDown();
+        QCOMPARE(stages->value(), 1);
+        QSpinBox* warps = panel.warpsBox();
+        warps->setValue(4);
+        warps->stepUp();
+        QCOMPARE(warps->value(), 8);
+        warps->stepDown();
+        warps->stepDown();
+        QCOMPARE(warps->value(), 2);
+        QSpinBox* tile = panel.tileMBox();
+        tile->setValue(64);
+        tile->stepUp();
+        QCOMPARE(tile->value(), 128);
+    }
+
     void badProfileShowsMessage() {
         MainWindow w(false);
         w.show();
