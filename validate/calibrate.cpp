@@ -107,7 +107,11 @@ double fit_start(const std::string& name, double v) {
 }
 double from_free(const std::string& name, double u) {
     if (is_efficiency(name)) return logistic(u);
-    return std::exp(std::clamp(u, -10.0, 30.0));  // 30: rates in bytes per second (e^30 = 1.1e13)
+    const double v = std::exp(std::clamp(u, -10.0, 30.0));  // 30: rates in bytes per second (e^30 = 1.1e13)
+    // Never a value the profile would refuse to load (core/hardware.hpp plausible_range): the
+    // fit would run to its end and the calibrated profile could not be written.
+    if (const auto range = plausible_range(name)) return std::clamp(v, range->lo, range->hi);
+    return v;
 }
 
 }  // namespace

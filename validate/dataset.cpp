@@ -148,8 +148,18 @@ Result<Dataset> parse_dataset(const std::string& jsonl_text, const std::string& 
         const std::string where = origin + ":" + std::to_string(line_no);
         boost::system::error_code ec;
         json::value v = json::parse(line, ec);
-        if (ec || !v.is_object())
+        if (ec || !v.is_object()) {
+            // A pretty-printed measurement (`measure --format json`) that is broken somewhere: its
+            // first line alone is no object either. Say where the document breaks instead.
+            const std::string doc_error = json_syntax_error(jsonl_text);
+            const auto start = jsonl_text.find_first_not_of(" \t\r\n");
+            if (d.cases.empty() && d.microbench.empty() && d.skipped.empty() && !doc_error.empty() &&
+                start != std::string::npos && (jsonl_text[start] == '{' || jsonl_text[start] == '[') &&
+                jsonl_text.find('\n', start) < jsonl_text.find_last_not_of(" \t\r\n"))
+                return make_error(origin + ": " + doc_error + " (read as one JSON document; as JSON Lines, line " +
+                                  std::to_string(line_no) + " is no object either)");
             return make_error(where + ": not a JSON object (" + (ec ? ec.message() : "wrong type") + ")");
+        }
         if (const std::string dup = json_duplicate_key(line); !dup.empty())
             return make_error(where + ": " + dup + ": " + kDuplicateKeyRule);
         const json::object& o = v.as_object();

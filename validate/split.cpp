@@ -14,6 +14,7 @@ std::string sweep_key(const Workload& w) {
             s << "/b" << w.batch << "/h" << w.heads << "/n" << w.seq_q << "/nkv" << w.seq_kv << "/d"
               << w.head_dim << "/c" << (w.causal ? 1 : 0);
             if (w.kernel == KernelFamily::attention_naive) s << '/' << to_string(w.variant);  // its softmax
+            if (w.persistent) s << "/p1";  // another workload (GEMM's keys always say /p0 or /p1)
             break;
         case KernelFamily::gemm:
             s << "/m" << w.m << "/n" << w.n << "/k" << w.k << "/r" << to_string(w.raster) << "/p"
@@ -21,6 +22,7 @@ std::string sweep_key(const Workload& w) {
             break;
         case KernelFamily::softmax:
             s << '/' << to_string(w.variant) << "/r" << w.rows << "/c" << w.cols;
+            if (w.persistent) s << "/p1";
             break;
     }
     return s.str();

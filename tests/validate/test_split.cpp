@@ -35,6 +35,12 @@ TEST_CASE("case names: tile only in the name, not in the sweep key", "[validate]
     // The whole sweep is on one side of the split.
     CHECK(split_of(a) == split_of(b));
     CHECK(split_of(a) == (fnv1a64(sweep_key(a)) % 2 == 0 ? Split::train : Split::heldout));
+    // A persistent grid is another workload (its own case), in every family; a non-persistent
+    // attention or softmax key is unchanged by it.
+    Workload p = a;
+    p.persistent = true;
+    CHECK(sweep_key(p) == "attention-flash2/fp16/b2/h32/n8192/nkv8192/d64/c0/p1");
+    CHECK(case_name(p) != case_name(a));
 }
 
 TEST_CASE("the split puts sweeps on both sides", "[validate][split]") {

@@ -136,13 +136,22 @@ TEST_CASE("validate: exact predictions pass every target", "[validate][report]")
     // report does not call it a missed target; it is not a pass either.
     Check rho{"held-out mean Spearman (time, per tile sweep)", std::numeric_limits<double>::quiet_NaN(), 0.9, false, false};
     rho.id = "spearman_mean";
-    CHECK(check_line(rho) == "N/A   held-out mean Spearman (time, per tile sweep) = n/a (target >= 0.90): no held-out "
-                             "tile sweep (two or more tiles of one shape) in these measurements");
+    const std::string na_line = "N/A   held-out mean Spearman (time, per tile sweep) = n/a (target >= 0.90): no held-out "
+                                "tile sweep gives this figure (none in these measurements, or every one's tiles predicted "
+                                "alike)";
+    CHECK(check_line(rho) == na_line);
     Report na;
     na.checks = {rho};
     na.pass = false;
     CHECK(report_table(na).find("TARGETS NOT ALL CHECKED (N/A: no data for them)") != std::string::npos);
     CHECK(report_table(na).find("TARGETS MISSED") == std::string::npos);
+    // With a recorded baseline it is not "worse" than the recorded figure, nor a regression.
+    REQUIRE(apply_baseline(na, "{\"recorded\": {\"spearman_mean\": 0.885}}", "b.json").ok());
+    CHECK(check_line(na.checks[0]) == na_line);
+    CHECK_FALSE(na.pass_with_baseline);
+    CHECK(report_table(na).find("REGRESSION") == std::string::npos);
+    CHECK(report_table(na).find("no regression in the figures that could be checked against the recorded baseline "
+                                "b.json (the N/A ones could not)") != std::string::npos);
     for (const auto& c : r->checks)
         if (!c.id.empty() && r->heldout.sweeps_ranked > 0) CHECK(c.pass);
     CHECK_FALSE(r->pass);
@@ -250,6 +259,15 @@ TEST_CASE("dataset: measurement lines round-trip through core's JSON", "[validat
     REQUIRE(d.ok());
     REQUIRE(d->cases.size() == 1);
     CHECK(d->skipped.empty());
+    // A pretty-printed measurement cut short says where the document breaks, not "line 1".
+    REQUIRE(line.find('\n') != std::string::npos);
+    const std::string cut = line.substr(0, line.size() / 2);
+    const auto lines_in_cut = std::count(cut.begin(), cut.end(), '\n');
+    auto broken = parse_dataset(cut, "pretty.json");
+    REQUIRE_FALSE(broken.ok());
+    CHECK_THAT(broken.error().message,
+               Catch::StartsWith("pretty.json: not valid JSON at line " + std::to_string(lines_in_cut + 1) + ", column ") &&
+                   Catch::Contains("(read as one JSON document; as JSON Lines, line 1 is no object either)"));
     // The same case twice is refused, naming both lines: one copy would be scored, silently.
     auto twice = parse_dataset(one_line + "\n" + one_line + "\n", "m.jsonl");
     REQUIRE_FALSE(twice.ok());
@@ -347,10 +365,10 @@ TEST_CASE("dataset: one measurement as `measure --format json` writes it, or an 
     auto dup = parse_dataset(twice, "dup.json");
     REQUIRE_FALSE(dup.ok());
     CHECK(dup.error().message == "dup.json: $.model: the key appears twice in its object (state it once)");
-    // a multi-line file that is not one JSON value is read (and refused) line by line
+    // a multi-line file that is not one JSON value is refused with where the document breaks
     auto broken = parse_dataset(pretty.substr(0, pretty.size() / 2), "cut.json");
     REQUIRE_FALSE(broken.ok());
-    CHECK(broken.error().message.find("cut.json:1") == 0);
+    CHECK(broken.error().message.find("cut.json: not valid JSON at line ") == 0);
 }
 
 #include "validate/prediction_cache.hpp"
