@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,54 @@ inline Hardware test_gpu() {
     hw.sfu_ops_per_s = 3.9e12;
     hw.kernel_launch_latency_ns = 3000;
     return hw;
+}
+
+// A random workload of `kernel` (small shapes; ragged edges, causal, persistent, every dtype
+// and tile of the menus; some illegal on a given GPU, which callers skip).
+inline WorkloadSpec random_spec(const std::string& kernel, std::mt19937_64& rng) {
+    auto pick = [&](std::initializer_list<std::int64_t> xs) {
+        std::vector<std::int64_t> v(xs);
+        return v[std::uniform_int_distribution<std::size_t>(0, v.size() - 1)(rng)];
+    };
+    auto between = [&](std::int64_t lo, std::int64_t hi) { return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng); };
+    WorkloadSpec s;
+    s.kernel = kernel;
+    s.dtype = std::vector<std::string>{"fp16", "bf16", "fp32"}[static_cast<std::size_t>(between(0, 2))];
+    s.persistent = between(0, 3) == 0;
+    if (kernel.rfind("attention", 0) == 0) {
+        s.batch = between(1, 3);
+        s.heads = between(1, 3);
+        s.seq = between(1, 600);
+        s.causal = between(0, 1) == 1;
+        if (!*s.causal && between(0, 1) == 1) s.seq_kv = between(1, 600);
+        s.head_dim = pick({32, 64, 128});
+        s.tile_m = pick({16, 32, 64, 128});
+        s.tile_n = pick({16, 32, 64, 128});
+        if (kernel == "attention-naive") {
+            s.tile_k = pick({16, 32, 64});
+            s.variant = between(0, 1) ? "safe" : "online";
+        }
+        if (kernel != "attention-flash1") s.stages = between(1, 3);
+        s.warps = pick({1, 2, 4, 8});
+    } else if (kernel == "gemm") {
+        s.m = between(1, 700);
+        s.n = between(1, 700);
+        s.k = between(1, 700);
+        s.tile_m = pick({16, 32, 64, 128});
+        s.tile_n = pick({16, 32, 64, 128});
+        s.tile_k = pick({16, 32, 64});
+        s.stages = between(1, 4);
+        s.warps = pick({1, 2, 4, 8});
+        s.raster = between(0, 1) ? "row" : "column";
+    } else {
+        s.rows = between(1, 3000);
+        s.cols = between(1, 5000);
+        s.tile_m = pick({1, 2, 4, 8});
+        s.tile_n = pick({128, 256, 512, 1024});
+        s.variant = between(0, 1) ? "safe" : "online";
+        s.warps = pick({1, 2, 4, 8});
+    }
+    return s;
 }
 
 inline Workload test_workload() {

@@ -9,53 +9,12 @@
 #include "core/hardware.hpp"
 #include "core/lower.hpp"
 #include "simulator/simulate.hpp"
+#include "sim_test_support.hpp"
 
 using namespace tilescope;
+using test::random_spec;
 
 namespace {
-
-WorkloadSpec random_spec(const std::string& kernel, std::mt19937_64& rng) {
-    auto pick = [&](std::initializer_list<std::int64_t> xs) {
-        std::vector<std::int64_t> v(xs);
-        return v[std::uniform_int_distribution<std::size_t>(0, v.size() - 1)(rng)];
-    };
-    auto between = [&](std::int64_t lo, std::int64_t hi) { return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng); };
-    WorkloadSpec s;
-    s.kernel = kernel;
-    s.dtype = between(0, 1) ? "fp16" : "bf16";
-    s.persistent = between(0, 3) == 0;
-    if (kernel.rfind("attention", 0) == 0) {
-        s.batch = between(1, 3);
-        s.heads = between(1, 4);
-        s.seq = between(100, 1200);
-        s.causal = between(0, 1) == 1;
-        if (!*s.causal && between(0, 1) == 1) s.seq_kv = between(100, 1200);
-        s.head_dim = pick({64, 128});
-        s.tile_m = pick({32, 64, 128});
-        s.tile_n = pick({32, 64});
-        if (kernel == "attention-naive") s.variant = between(0, 1) ? "safe" : "online";
-        if (kernel != "attention-flash1") s.stages = between(1, 2);
-        s.warps = pick({2, 4, 8});
-    } else if (kernel == "gemm") {
-        s.m = between(100, 900);
-        s.n = between(100, 900);
-        s.k = between(32, 600);
-        s.tile_m = pick({64, 128});
-        s.tile_n = pick({64, 128});
-        s.tile_k = 32;
-        s.stages = between(1, 3);
-        s.warps = pick({4, 8});
-        s.raster = between(0, 1) ? "row" : "column";
-    } else {
-        s.rows = between(100, 5000);
-        s.cols = between(100, 4000);
-        s.tile_m = pick({1, 2, 4});
-        s.tile_n = pick({256, 512, 1024});
-        s.variant = between(0, 1) ? "safe" : "online";
-        s.warps = pick({1, 2, 4});
-    }
-    return s;
-}
 
 void require_same(const Prediction& a, const Prediction& b) {
     REQUIRE(a.launches.size() == b.launches.size());
@@ -100,7 +59,7 @@ TEST_CASE("reusing a twin's program changes nothing in the prediction", "[sim][r
         std::mt19937_64 rng(20261127);
         for (const std::string kernel : {"attention-naive", "attention-flash1", "attention-flash2", "gemm", "softmax"}) {
             int checked = 0;
-            for (int attempt = 0; attempt < 100 && checked < 4; ++attempt) {
+            for (int attempt = 0; attempt < 200 && checked < 4; ++attempt) {
                 auto w = make_workload(random_spec(kernel, rng));
                 if (!w) continue;
                 auto launches = lower(*w, *hw);
