@@ -3,6 +3,7 @@
 
 #include "core/json_keys.hpp"
 
+#include <algorithm>
 #include <boost/json.hpp>
 
 #include <charconv>
@@ -418,7 +419,17 @@ Result<Prediction> prediction_from_json(const std::string& text) {
     auto w = workload_from_object(wl->get_object());
     if (!w) {
         const std::string& m = w.error().message;
-        return make_error("prediction JSON: " + (m.rfind("$.workload", 0) == 0 ? m : "$.workload: " + m));
+        if (m.rfind("$.workload", 0) == 0) return make_error("prediction JSON: " + m);
+        // The workload's checks speak in CLI flags ("--tile-m must be ..."): in a file, name the
+        // JSON field the flag stands for ($.workload.tile_m).
+        if (m.rfind("--", 0) == 0) {
+            const auto end = m.find_first_of(" :", 2);
+            std::string field = m.substr(2, end == std::string::npos ? std::string::npos : end - 2);
+            std::replace(field.begin(), field.end(), '-', '_');
+            if (wl->get_object().if_contains(field) != nullptr)
+                return make_error("prediction JSON: $.workload." + field + ": " + m);
+        }
+        return make_error("prediction JSON: $.workload: " + m);
     }
     p.workload = *w;
     auto str = [](const json::object& obj, const char* k) {

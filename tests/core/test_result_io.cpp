@@ -56,6 +56,13 @@ TEST_CASE("JSON round trip keeps workload, facts and metrics", "[result_io]") {
     }
     CHECK_FALSE(prediction_from_json("[1,2]").ok());
     CHECK_FALSE(prediction_from_json("{\"workload\": {\"kernel\": \"nope\"}}").ok());
+    // A workload value out of range names its JSON field (the check itself speaks in flags).
+    auto zero = prediction_from_json(R"({"workload": {"kernel": "gemm", "m": 0, "n": 64, "k": 64}})");
+    REQUIRE_FALSE(zero.ok());
+    CHECK_THAT(zero.error().message, Catch::StartsWith("prediction JSON: $.workload.m: --m must be in [1, "));
+    auto tile = prediction_from_json(R"({"workload": {"kernel": "gemm", "tile_m": 96}})");
+    REQUIRE_FALSE(tile.ok());
+    CHECK_THAT(tile.error().message, Catch::StartsWith("prediction JSON: $.workload.tile_m: --tile-m must be a power of two"));
 }
 
 TEST_CASE("CSV: one header row, rows with the same number of cells", "[result_io]") {
