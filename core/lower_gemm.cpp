@@ -94,9 +94,12 @@ Launch make_gemm_launch(const GemmParams& p) {
 
     Launch l;
     l.name = p.name;
-    l.grid_x = g.grid_x;
-    l.grid_y = g.grid_y;
-    l.grid_z = p.batches;
+    // The kernel's own grid (kernels/gemm/gemm_run.cuh): x = the C tiles, in raster order, y = the
+    // batch; the same block order as (g.grid_x, g.grid_y, batches), so `measure` and `predict`
+    // print the same grid.
+    l.grid_x = g.grid_x * g.grid_y;
+    l.grid_y = p.batches;
+    l.grid_z = 1;
     l.threads_per_block = p.warps * 32;
     l.smem_bytes_per_block = std::int64_t{p.stages} * (g.tm * g.tk + g.tk * g.tn) * g.dt;
     l.registers_per_thread = compiled_gemm_registers(p.use, p.dtype, p.tile_m, p.tile_n, p.tile_k, p.warps)
