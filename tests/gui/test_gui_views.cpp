@@ -305,9 +305,12 @@ private slots:
         if (!simulator_available()) QSKIP("cancel needs a sweep slow enough to interrupt (the simulator)");
         MainWindow w(false);
         w.show();
+        // Long enough that the sweep is still running after the half second below on a fast,
+        // idle machine: at N = 4096 it took 0.6-0.9 s in all once the simulator reused block
+        // programs, and one run in CI finished before the check.
         PredictRequest r = small_attention("sim");
         r.spec.batch = 16;
-        r.spec.seq = 4096;
+        r.spec.seq = 8192;
         w.panel()->setRequest(r);
         QSignalSpy cancelled(w.tileRunner(), &Runner::cancelled);
         w.computeTileMap();
