@@ -278,6 +278,11 @@ WarpModel warp_model(const Rates& r, const Launch& launch, const Residency& res)
 // kFragServer: the fragment stores' own GPU-wide drain (Rates::fragment_store_own_drain; idle otherwise).
 constexpr std::uint32_t kHbmServer = 0, kL2Server = 1, kFragServer = 2, kFirstSmServer = 3;
 
+// What one block program adds to its launch's shared-memory and operation totals.
+struct ProgramTotals {
+    double smem_read = 0, smem_write = 0, flops_tensor = 0, flops_fp32 = 0, sfu_ops = 0;
+};
+
 class Engine {
 public:
     Engine(SimState& st, const Launch& launch, std::size_t index, const Occupancy& occ)
@@ -301,6 +306,8 @@ private:
     void job_complete(std::uint32_t job);
     void start_comp(std::uint32_t job);  // a compute job's work joins its SM server
     Status load_program(Slot& slot, std::int64_t item);
+    void add_totals(const ProgramTotals& t);
+    static void start_program(Slot& slot);
     void coarsen(std::vector<Phase>& phases) const;
     // False (and st_.misaligned set) when `r` breaks the chunk size the sampled layout chose.
     bool aligned(std::uint32_t id, const Region& r) {
@@ -415,7 +422,7 @@ private:
     struct Program {
         std::vector<Phase> phases;
         std::vector<Region> loads, stores;
-        double smem_read = 0, smem_write = 0, flops_tensor = 0, flops_fp32 = 0, sfu_ops = 0;
+        ProgramTotals totals;
     };
     static constexpr std::size_t kMaxProgramRegions = std::size_t{1} << 18;
     std::unordered_map<std::int64_t, Program> programs_;
@@ -502,21 +509,14 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
             slot.stores = p.stores;
             for (Region& r : slot.loads) r.offset_bytes += shift_[r.buffer];
             for (Region& r : slot.stores) r.offset_bytes += shift_[r.buffer];
-            smem_read_ += p.smem_read;
-            smem_write_ += p.smem_write;
-            flops_tensor_ += p.flops_tensor;
-            flops_fp32_ += p.flops_fp32;
-            sfu_ops_ += p.sfu_ops;
-            slot.mem_done.assign(slot.phases.size(), 0);
-            slot.next_mem = slot.next_comp = slot.comp_done = 0;
-            slot.comp_running = false;
-            slot.comp_waiting = -1;
+            add_totals(p.totals);
+            start_program(slot);
             return {};
         }
     }
     // This program's totals, added to the launch's at the end (whole numbers of bytes and
     // operations, so the sums are exact in any order).
-    double p_smem_read = 0, p_smem_write = 0, p_tensor = 0, p_fp32 = 0, p_sfu = 0;
+    ProgramTotals totals;
     std::vector<Step>& steps = scratch_;
     steps.clear();
     slot.phases.clear();
@@ -546,16 +546,16 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
                     (s.kind == StepKind::load ? slot.loads : slot.stores).push_back(s.region);
                     break;
                 }
-                case StepKind::smem_read: smem += s.amount; smem_read += s.amount; p_smem_read += s.amount; break;
-                case StepKind::smem_write: smem += s.amount; p_smem_write += s.amount; break;
+                case StepKind::smem_read: smem += s.amount; smem_read += s.amount; totals.smem_read += s.amount; break;
+                case StepKind::smem_write: smem += s.amount; totals.smem_write += s.amount; break;
                 case StepKind::smem_fill:  // cp.async's tile: the pipe's time unless fills bypass it
                     if (!r.smem_fill_bypass) smem += s.amount;
-                    p_smem_write += s.amount;
+                    totals.smem_write += s.amount;
                     break;
                 case StepKind::compute:
-                    if (s.unit == Unit::tensor) { tensor += s.amount; p_tensor += s.amount; }
-                    else if (s.unit == Unit::fp32) { fp32 += s.amount; p_fp32 += s.amount; }
-                    else { sfu += s.amount; p_sfu += s.amount; }
+                    if (s.unit == Unit::tensor) { tensor += s.amount; totals.flops_tensor += s.amount; }
+                    else if (s.unit == Unit::fp32) { fp32 += s.amount; totals.flops_fp32 += s.amount; }
+                    else { sfu += s.amount; totals.sfu_ops += s.amount; }
                     break;
                 case StepKind::barrier: break;
                 case StepKind::reduction: reductions += s.amount; break;
@@ -636,11 +636,7 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
         slot.phases.push_back(ph);
     }
     coarsen(slot.phases);
-    smem_read_ += p_smem_read;
-    smem_write_ += p_smem_write;
-    flops_tensor_ += p_tensor;
-    flops_fp32_ += p_fp32;
-    sfu_ops_ += p_sfu;
+    add_totals(totals);
     if (twin >= 0 && program_regions_ + slot.loads.size() + slot.stores.size() <= kMaxProgramRegions) {
         Program& p = programs_[twin];
         p.phases = slot.phases;
@@ -648,18 +644,27 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
         p.stores = slot.stores;
         for (Region& g : p.loads) g.offset_bytes -= shift_[g.buffer];
         for (Region& g : p.stores) g.offset_bytes -= shift_[g.buffer];
-        p.smem_read = p_smem_read;
-        p.smem_write = p_smem_write;
-        p.flops_tensor = p_tensor;
-        p.flops_fp32 = p_fp32;
-        p.sfu_ops = p_sfu;
+        p.totals = totals;
         program_regions_ += p.loads.size() + p.stores.size();
     }
+    start_program(slot);
+    return {};
+}
+
+void Engine::add_totals(const ProgramTotals& t) {
+    smem_read_ += t.smem_read;
+    smem_write_ += t.smem_write;
+    flops_tensor_ += t.flops_tensor;
+    flops_fp32_ += t.flops_fp32;
+    sfu_ops_ += t.sfu_ops;
+}
+
+// A freshly loaded program: no phase issued, computed or done.
+void Engine::start_program(Slot& slot) {
     slot.mem_done.assign(slot.phases.size(), 0);
     slot.next_mem = slot.next_comp = slot.comp_done = 0;
     slot.comp_running = false;
     slot.comp_waiting = -1;
-    return {};
 }
 
 void Engine::dispatch(std::uint32_t slot_id) {

@@ -81,6 +81,10 @@ std::string md_cell(const std::string& text) {
     return out;
 }
 
+// A missed check whose figure the measurements cannot give (no held-out case or tile sweep for
+// it): reported as N/A, not as a miss or a regression.
+bool no_data(const Check& c) { return !c.pass && !c.flag && !std::isfinite(c.value); }
+
 std::string recorded_value(const Check& c) {
     Check rec = c;
     rec.value = c.recorded;
@@ -92,15 +96,15 @@ std::string recorded_value(const Check& c) {
 std::string check_line(const Check& c) {
     // A figure the measurements cannot give (no held-out case or tile sweep for it) is not met,
     // but it is not a miss either: "N/A", and why.
-    const bool no_data = !c.pass && !c.flag && !std::isfinite(c.value);
-    std::string line = std::string(c.pass ? "PASS" : (no_data ? "N/A " : "FAIL")) + "  " + c.what + " = " +
+    const bool na = no_data(c);
+    std::string line = std::string(c.pass ? "PASS" : (na ? "N/A " : "FAIL")) + "  " + c.what + " = " +
                        check_value(c) + " (target " + check_target(c) + ")";
-    if (no_data)
+    if (na)
         line += c.id == "spearman_mean" || c.id == "regret_mean"
                     ? ": no held-out tile sweep gives this figure (none in these measurements, or every one's "
                       "tiles predicted alike)"
                     : ": no held-out case gives this figure (none with this counter, or none predicted)";
-    if (!c.pass && !no_data && std::isfinite(c.recorded))
+    if (!c.pass && !na && std::isfinite(c.recorded))
         line += c.within_recorded ? "; missed, as recorded in the baseline (" + recorded_value(c) + "): no regression"
                                   : "; WORSE than the recorded baseline (" + recorded_value(c) + ")";
     return line;
@@ -364,14 +368,14 @@ std::string report_table(const Report& r) {
     o << "\nchecks (held-out targets):\n";
     for (const auto& c : r.checks) o << "  " << check_line(c) << "\n";
     const bool any_fail = std::any_of(r.checks.begin(), r.checks.end(), [](const Check& c) {
-        return !c.pass && (c.flag || std::isfinite(c.value));
+        return !c.pass && !no_data(c);
     });
     o << (r.pass ? "ALL TARGETS MET\n" : any_fail ? "TARGETS MISSED\n" : "TARGETS NOT ALL CHECKED (N/A: no data for them)\n");
     if (!r.baseline.empty()) {
         // A figure with no data is not compared with its recorded value: say so rather than
         // call it a regression (the --check exit code still fails, as nothing shows it held).
         const bool regression = std::any_of(r.checks.begin(), r.checks.end(), [](const Check& c) {
-            return !c.pass && (c.flag || (std::isfinite(c.value) && !c.within_recorded));
+            return !c.pass && !no_data(c) && !c.within_recorded;
         });
         o << (r.pass_with_baseline ? "no regression beyond the recorded baseline "
               : regression         ? "REGRESSION beyond the recorded baseline "
@@ -485,8 +489,8 @@ std::string report_markdown(const Report& r, const std::vector<std::string>& plo
     o << "## Targets (held-out)\n\n| check | value | target | result |\n|---|---|---|---|\n";
     for (const auto& c : r.checks)
         o << "| " << c.what << " | " << check_value(c) << " | " << check_target(c) << " | "
-          << (c.pass ? "pass" : (!c.flag && !std::isfinite(c.value)) ? "n/a (no data)" : "**FAIL**")
-          << (!c.pass && std::isfinite(c.value) && std::isfinite(c.recorded)
+          << (c.pass ? "pass" : no_data(c) ? "n/a (no data)" : "**FAIL**")
+          << (!c.pass && !no_data(c) && std::isfinite(c.recorded)
                   ? std::string(c.within_recorded ? " (recorded " : " (**worse** than recorded ") + recorded_value(c) + ")"
                   : std::string())
           << " |\n";
