@@ -109,6 +109,7 @@ const std::vector<CalSpec>& calibration_specs() {
         {"warp_issue_model", &Calibration::warp_issue_model, CalRule::flag, true},
         {"warp_queue_model", &Calibration::warp_queue_model, CalRule::flag, true},
         {"warp_load_issue_serial", &Calibration::warp_load_issue_serial, CalRule::flag, true},
+        {"warp_fill_wait_ns_per_byte", &Calibration::warp_fill_wait_ns_per_byte, CalRule::non_negative, true},
         {"sm_l2_bytes_per_cycle", &Calibration::sm_l2_bytes_per_cycle, CalRule::positive},
         {"load_latency_scale", &Calibration::load_latency_scale, CalRule::positive, true},
         {"load_latency_ns_per_byte", &Calibration::load_latency_ns_per_byte, CalRule::non_negative, true},
@@ -578,6 +579,7 @@ std::string profile_fingerprint(const Hardware& hw) {
         if (c.warp_issue_model != 0.0) cal << " warp_issue_model " << c.warp_issue_model;
         if (c.warp_queue_model != 0.0) cal << " warp_queue_model " << c.warp_queue_model;
         if (c.warp_load_issue_serial != 0.0) cal << " warp_load_issue_serial " << c.warp_load_issue_serial;
+        if (c.warp_fill_wait_ns_per_byte > 0) cal << " warp_fill_wait_ns_per_byte " << c.warp_fill_wait_ns_per_byte;
     }
     if (c.load_latency_scale != 1.0) cal << " load_latency_scale " << c.load_latency_scale;
     if (c.load_latency_ns_per_byte > 0) cal << " load_latency_ns_per_byte " << c.load_latency_ns_per_byte;

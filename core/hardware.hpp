@@ -86,10 +86,19 @@ struct Calibration {
     // extra cp.async. Power-law form only (not with warp_issue_model or warp_queue_model, whose
     // issue term already queues the loads).
     double warp_load_issue_serial = 0.0;
+    // Simulator: the power law's fixed wait per mma-loop iteration grows with the global bytes the
+    // block loads in that iteration (docs/validation change 45): a block's iteration waits
+    // warp_iteration_ns + this x (bytes the block's tile loads of the iteration move). A wait, not
+    // work: other resident blocks' work fills it, so a second block on an SM does not pay it again.
+    // The GEMM iteration and residency series (changes 17, 42) measured a lone block's iteration
+    // 64 ns longer per extra 4 KiB its tiles load (8, 12, 16 KiB: 537, 668-689, 833 ns at 8 warps,
+    // 3 stages) while a second block adds about 130 ns whatever it loads. Power-law form only.
+    // 0 = none (the default: profiles without the field predict exactly as before).
+    double warp_fill_wait_ns_per_byte = 0.0;
     bool warp_model() const {
         return warp_iteration_ns > 0 || warp_load_issue_ns_per_byte > 0 || warp_overlap_exponent != 1.0 ||
                warp_smem_read_ns_per_byte > 0 || warp_op_ns > 0 || warp_issue_model != 0.0 || warp_queue_model != 0.0 ||
-               warp_load_issue_serial != 0.0;
+               warp_load_issue_serial != 0.0 || warp_fill_wait_ns_per_byte > 0;
     }
     // Simulator: exposed latency of a tile load, as a multiple of the pointer-chase latencies
     // (hbm_latency_ns, l2_latency_ns). A pointer chase times one dependent 4-byte load on an idle

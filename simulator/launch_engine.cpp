@@ -615,6 +615,10 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
         ph.comp_latency_ns = (warp_.on && !warp_.issue_form && tensor > 0)
                                  ? (warp_.queue_form ? warp_.latency(tensor) : warp_.iteration_ns)
                                  : 0.0;
+        // Change 45: the power law's wait grows with the bytes the block's tiles load in the
+        // iteration (Calibration::warp_fill_wait_ns_per_byte; 0 adds nothing).
+        if (warp_.on && !warp_.issue_form && !warp_.queue_form && tensor > 0)
+            ph.comp_latency_ns += r.warp_fill_wait_ns_per_byte * load_bytes;
         // Block-wide reductions (softmax: a row's max and sum): a dependent chain that every warp
         // of the block waits for, hidden only by other blocks' work, like the fixed wait above.
         ph.comp_latency_ns += reductions * r.block_reduction_ns;

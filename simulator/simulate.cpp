@@ -87,12 +87,14 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
         !(c.load_latency_ns_per_tbps >= 0) || !std::isfinite(c.load_latency_ns_per_tbps) ||
         !(c.block_reduction_ns >= 0) || !std::isfinite(c.block_reduction_ns) ||
         !(c.fragment_store_issue_ns_per_byte >= 0) || !std::isfinite(c.fragment_store_issue_ns_per_byte) ||
-        !(c.hbm_activations_per_s >= 0) || !std::isfinite(c.hbm_activations_per_s)) {
+        !(c.hbm_activations_per_s >= 0) || !std::isfinite(c.hbm_activations_per_s) ||
+        !(c.warp_fill_wait_ns_per_byte >= 0) || !std::isfinite(c.warp_fill_wait_ns_per_byte)) {
         return make_error("profile " + hw.name +
                           ": l2_bytes, latencies, overheads, calibration.tensor_flops_per_cycle_per_warp, "
                           "warp_iteration_ns, warp_load_issue_ns_per_byte, warp_smem_read_ns_per_byte, "
                           "warp_op_ns, load_latency_ns_per_byte, load_latency_ns_per_tbps, block_reduction_ns and "
-                          "fragment_store_bytes_per_s, fragment_store_issue_ns_per_byte, hbm_activations_per_s must be >= 0");
+                          "fragment_store_bytes_per_s, fragment_store_issue_ns_per_byte, hbm_activations_per_s, "
+                          "warp_fill_wait_ns_per_byte must be >= 0");
     }
     if (c.fragment_store_own_drain != 0.0 && !(c.fragment_store_bytes_per_s > 0)) {
         return make_error("profile " + hw.name +
@@ -127,6 +129,12 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
                           ": calibration.warp_queue_model 1 needs warp_overlap_exponent 1 and warp_issue_model 0 (got " +
                           std::to_string(c.warp_overlap_exponent) + " and " + std::to_string(c.warp_issue_model) + ")");
     }
+    if (c.warp_fill_wait_ns_per_byte > 0 && (c.warp_issue_model != 0.0 || c.warp_queue_model != 0.0)) {
+        return make_error("profile " + hw.name +
+                          ": calibration.warp_fill_wait_ns_per_byte needs the power-law warp model (warp_issue_model 0 and "
+                          "warp_queue_model 0; got " + std::to_string(c.warp_issue_model) + " and " +
+                          std::to_string(c.warp_queue_model) + ")");
+    }
     if (c.warp_load_issue_serial != 0.0 && (c.warp_issue_model != 0.0 || c.warp_queue_model != 0.0)) {
         return make_error("profile " + hw.name +
                           ": calibration.warp_load_issue_serial 1 needs warp_issue_model 0 and warp_queue_model 0 (got " +
@@ -153,6 +161,7 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
     r.warp_issue_model = c.warp_issue_model != 0.0;
     r.warp_queue_model = c.warp_queue_model != 0.0;
     r.warp_load_issue_serial = c.warp_load_issue_serial != 0.0;
+    r.warp_fill_wait_ns_per_byte = c.warp_fill_wait_ns_per_byte;
     r.sm_subpartitions = std::max(1, hw.sm_subpartitions);
     r.fp32_flops_per_ns = hw.fp32_flops_per_s / sms * c.fp32_efficiency * 1e-9;
     r.sfu_ops_per_ns = hw.sfu_ops_per_s / sms * 1e-9;

@@ -90,6 +90,8 @@ double fit_start(const std::string& name, double v) {
     if (name == "load_latency_ns_per_byte" && v <= 0) return 1.0;
     // Queueing: the 0.15 us per TB/s that change 27's softmax grid shows (docs/validation).
     if (name == "load_latency_ns_per_tbps" && v <= 0) return 150.0;
+    // Change 45: 64 ns per 4 KiB a block's tiles load, as the GEMM iteration series shows.
+    if (name == "warp_fill_wait_ns_per_byte" && v <= 0) return 0.015;
     // A block reduction: five dependent shuffles, a shared-memory exchange and two barriers,
     // ~300 cycles (~150 ns at 1.98 GHz).
     if (name == "block_reduction_ns" && v <= 0) return 150.0;

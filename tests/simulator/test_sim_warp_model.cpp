@@ -503,3 +503,62 @@ TEST_CASE("warp model, serial load issue: the flag is 0 or 1, round-trips and ex
     check_form_flag(&Calibration::warp_load_issue_serial, "warp_load_issue_serial",
                     {[](Calibration& c) { c.warp_issue_model = 1; }, [](Calibration& c) { c.warp_queue_model = 1; }});
 }
+
+// The fill wait (Calibration::warp_fill_wait_ns_per_byte, docs/validation change 45): an mma
+// iteration's wait grows by c x the bytes the block loads in it. A wait, not work: a block alone
+// pays it every iteration, and B blocks in step pay it once per iteration, not B times (the GEMM
+// residency series: a second block adds ~130 ns whatever its tiles load).
+TEST_CASE("warp model, fill wait: each iteration waits c x the block's loaded bytes more, once for blocks in step",
+          "[sim][warp_model][fill_wait]") {
+    Hardware hw = quiet_gpu();
+    hw.calibration.tensor_flops_per_cycle_per_warp = 128;
+    hw.calibration.warp_overlap_exponent = 0.6;
+    hw.calibration.warp_iteration_ns = 200;
+    const std::int64_t iters = 8;
+    const double c = 0.05, bytes = 4096;  // tensor_launch loads 4 KiB per block and iteration
+    Hardware fill = hw;
+    fill.calibration.warp_fill_wait_ns_per_byte = c;
+    for (int b = 1; b <= 3; ++b) {
+        const Launch l = test::tensor_launch(132 * b, 256, 2e6, iters);
+        INFO("blocks per SM " << b);
+        CHECK(duration(l, fill) == Approx(duration(l, hw) + iters * c * bytes).epsilon(1e-6));
+    }
+    // It is the wait's: the same as raising warp_iteration_ns by c x bytes.
+    Hardware same = hw;
+    same.calibration.warp_iteration_ns += c * bytes;
+    const Launch two = test::tensor_launch(264, 256, 2e6, iters);
+    CHECK(duration(two, fill) == Approx(duration(two, same)).epsilon(1e-9));
+}
+
+TEST_CASE("warp model, fill wait: the field is optional, round-trips, is fingerprinted and range-checked",
+          "[sim][warp_model][fill_wait][profile]") {
+    Hardware hw = test::test_gpu();
+    hw.calibration.calibrated = true;
+    hw.calibration.warp_iteration_ns = 250;
+    CHECK(hardware_to_json(hw).find("warp_fill_wait_ns_per_byte") == std::string::npos);
+    const std::string before = profile_fingerprint(hw);
+    hw.calibration.warp_fill_wait_ns_per_byte = 0.015625;
+    CHECK(profile_fingerprint(hw) != before);
+    auto back = parse_hardware(hardware_to_json(hw), "test");
+    INFO((back ? std::string() : back.error().message));
+    REQUIRE(back.ok());
+    CHECK(back->calibration.warp_fill_wait_ns_per_byte == 0.015625);
+    // Alone it turns the warp model on (the law lives there).
+    Calibration only;
+    only.warp_fill_wait_ns_per_byte = 0.01;
+    CHECK(only.warp_model());
+
+    hw.calibration.warp_fill_wait_ns_per_byte = -0.5;
+    auto neg = sim::simulate(test::test_workload(), {test::tensor_launch(1, 64, 1e3)}, hw, sim::Options{});
+    REQUIRE_FALSE(neg.ok());
+    CHECK(neg.error().message.find("warp_fill_wait_ns_per_byte") != std::string::npos);
+    hw.calibration.warp_fill_wait_ns_per_byte = 0.01;
+    hw.calibration.warp_overlap_exponent = 1;
+    for (double Calibration::*form : {&Calibration::warp_issue_model, &Calibration::warp_queue_model}) {
+        Hardware f = hw;
+        f.calibration.*form = 1;
+        auto r = sim::simulate(test::test_workload(), {test::tensor_launch(1, 64, 1e3)}, f, sim::Options{});
+        REQUIRE_FALSE(r.ok());
+        CHECK(r.error().message.find("warp_fill_wait_ns_per_byte needs the power-law warp model") != std::string::npos);
+    }
+}
