@@ -281,6 +281,14 @@ constexpr std::uint32_t kHbmServer = 0, kL2Server = 1, kFragServer = 2, kFirstSm
 // What one block program adds to its launch's shared-memory and operation totals.
 struct ProgramTotals {
     double smem_read = 0, smem_write = 0, flops_tensor = 0, flops_fp32 = 0, sfu_ops = 0;
+    ProgramTotals& operator+=(const ProgramTotals& t) {
+        smem_read += t.smem_read;
+        smem_write += t.smem_write;
+        flops_tensor += t.flops_tensor;
+        flops_fp32 += t.flops_fp32;
+        sfu_ops += t.sfu_ops;
+        return *this;
+    }
 };
 
 class Engine {
@@ -306,7 +314,6 @@ private:
     void job_complete(std::uint32_t job);
     void start_comp(std::uint32_t job);  // a compute job's work joins its SM server
     Status load_program(Slot& slot, std::int64_t item);
-    void add_totals(const ProgramTotals& t);
     static void start_program(Slot& slot);
     void coarsen(std::vector<Phase>& phases) const;
     // False (and st_.misaligned set) when `r` breaks the chunk size the sampled layout chose.
@@ -445,7 +452,7 @@ private:
     // Sector bytes the L2 handles per stored byte (Launch::fragment_store_row_bytes).
     std::int64_t sector_factor_ = 1;
     std::int64_t l1_hit_bytes_ = 0;
-    double smem_read_ = 0, smem_write_ = 0, flops_tensor_ = 0, flops_fp32_ = 0, sfu_ops_ = 0;
+    ProgramTotals totals_;  // the launch's: every loaded program's, summed
 };
 
 void Engine::advance_server(std::uint32_t s) {
@@ -509,7 +516,7 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
             slot.stores = p.stores;
             for (Region& r : slot.loads) r.offset_bytes += shift_[r.buffer];
             for (Region& r : slot.stores) r.offset_bytes += shift_[r.buffer];
-            add_totals(p.totals);
+            totals_ += p.totals;
             start_program(slot);
             return {};
         }
@@ -612,13 +619,12 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
             }
         }
         ph.first_iteration = static_cast<std::uint32_t>(slot.phases.size());
+        // The power law's wait grows with the bytes the block's tiles load in the iteration
+        // (change 45, Calibration::warp_fill_wait_ns_per_byte; 0 adds nothing).
         ph.comp_latency_ns = (warp_.on && !warp_.issue_form && tensor > 0)
-                                 ? (warp_.queue_form ? warp_.latency(tensor) : warp_.iteration_ns)
+                                 ? (warp_.queue_form ? warp_.latency(tensor)
+                                                     : warp_.iteration_ns + r.warp_fill_wait_ns_per_byte * load_bytes)
                                  : 0.0;
-        // Change 45: the power law's wait grows with the bytes the block's tiles load in the
-        // iteration (Calibration::warp_fill_wait_ns_per_byte; 0 adds nothing).
-        if (warp_.on && !warp_.issue_form && !warp_.queue_form && tensor > 0)
-            ph.comp_latency_ns += r.warp_fill_wait_ns_per_byte * load_bytes;
         // Block-wide reductions (softmax: a row's max and sum): a dependent chain that every warp
         // of the block waits for, hidden only by other blocks' work, like the fixed wait above.
         ph.comp_latency_ns += reductions * r.block_reduction_ns;
@@ -640,7 +646,7 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
         slot.phases.push_back(ph);
     }
     coarsen(slot.phases);
-    add_totals(totals);
+    totals_ += totals;
     if (twin >= 0 && program_regions_ + slot.loads.size() + slot.stores.size() <= kMaxProgramRegions) {
         Program& p = programs_[twin];
         p.phases = slot.phases;
@@ -653,14 +659,6 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
     }
     start_program(slot);
     return {};
-}
-
-void Engine::add_totals(const ProgramTotals& t) {
-    smem_read_ += t.smem_read;
-    smem_write_ += t.smem_write;
-    flops_tensor_ += t.flops_tensor;
-    flops_fp32_ += t.flops_fp32;
-    sfu_ops_ += t.sfu_ops;
 }
 
 // A freshly loaded program: no phase issued, computed or done.
@@ -1277,12 +1275,12 @@ Result<LaunchResult> Engine::run(double start_ns) {
     // Reads the L2 request coalescer merged never reach an L2 slice (0 without the model).
     if (lrc_merged_ > 0) m[Metric::lts_t_bytes] -= lrc_merged_;
     m[Metric::gpu_time_duration] = duration_ns;
-    m[Metric::smem_bytes_read] = smem_read_;
-    m[Metric::smem_bytes_write] = smem_write_;
-    m[Metric::flops_tensor] = flops_tensor_;
-    m[Metric::flops_fp32] = flops_fp32_;
-    m[Metric::flops] = flops_tensor_ + flops_fp32_;
-    m[Metric::sfu_ops] = sfu_ops_;
+    m[Metric::smem_bytes_read] = totals_.smem_read;
+    m[Metric::smem_bytes_write] = totals_.smem_write;
+    m[Metric::flops_tensor] = totals_.flops_tensor;
+    m[Metric::flops_fp32] = totals_.flops_fp32;
+    m[Metric::flops] = totals_.flops_tensor + totals_.flops_fp32;
+    m[Metric::sfu_ops] = totals_.sfu_ops;
 
     const double sms = static_cast<double>(sm_count_);
     const std::array<double, kResCount> capacity = {r.hbm_bytes_per_ns, r.l2_bytes_per_ns, sms, sms, sms, sms};
