@@ -95,6 +95,9 @@ int run_calibrate(int argc, char** argv) {
          "<out without .json>.fit-report (no .json suffix: `tilescope profiles` reads every *.json of "
          "profiles/calibrated/ as a profile)")
         ("model", po::value<std::string>()->default_value("sim"), "model whose parameters are fitted")
+        ("exact", po::bool_switch(),
+         "sim: predict the fit cases with every iteration of every block simulated (no coarsening of "
+         "long launches; slower); the profile's provenance records it")
         ("fit", po::value<std::string>()->default_value(default_fit),
          "comma-separated Calibration fields to fit (efficiencies without a microbenchmark are added)")
         ("start", po::value<std::string>(),
@@ -281,10 +284,14 @@ int run_calibrate(int argc, char** argv) {
     co.progress = [](const std::string& line) { std::cerr << "calibrate: " << line << std::endl; };
     co.provenance["calibrated_date"] = validate::utc_now_iso();
     co.provenance["calibrate_commit"] = validate::build_commit();
-    co.provenance["calibrated_model"] = model;
+    ModelOptions model_opts;
+    model_opts.exact = vm["exact"].as<bool>();
+    if (model_opts.exact) model_opts.sim_only_flags.push_back("--exact");
+    if (auto ok = model_accepts(model, model_opts); !ok) return cli_fail(2, "calibrate: " + ok.error().message);
+    co.provenance["calibrated_model"] = model_opts.exact ? model + " --exact" : model;
     co.provenance["base_profile"] = base->origin;
-    const validate::Predictor predict = [model](const Workload& w, const Hardware& h) {
-        return predict_with_model(model, w, h, false);
+    const validate::Predictor predict = [model, model_opts](const Workload& w, const Hardware& h) {
+        return predict_with_model(model, w, h, model_opts);
     };
     auto r = validate::calibrate(*data, *base, predict, co);
     if (!r) return cli_fail(2, r.error().message);

@@ -48,6 +48,9 @@ int run_validate(int argc, char** argv) {
         ("gpu", po::value<std::string>(), "GPU profile name or path (e.g. calibrated/h100-sxm)")
         ("measurements", po::value<std::string>(), "JSONL of measurements (tilescope measure / calibrate --measure-dataset)")
         ("model", po::value<std::string>()->default_value("sim"), "model to validate: sim or analytic")
+        ("exact", po::bool_switch(),
+         "sim: simulate every iteration of every block (no coarsening of long launches; slower); the "
+         "report and stored predictions name the model 'sim --exact'")
         ("split", po::value<std::string>()->default_value("heldout"), "cases listed: heldout, train or all")
         ("format", po::value<std::string>()->default_value("table"), "table, json or markdown")
         ("out", po::value<std::string>(), "output directory (markdown: README.md + PNG plots)")
@@ -130,8 +133,12 @@ int run_validate(int argc, char** argv) {
     }
 
     const std::string model = vm["model"].as<std::string>();
-    const validate::Predictor predict = [model](const Workload& w, const Hardware& h) {
-        return predict_with_model(model, w, h, false);
+    ModelOptions mo;
+    mo.exact = vm["exact"].as<bool>();
+    if (mo.exact) mo.sim_only_flags.push_back("--exact");
+    if (auto ok = model_accepts(model, mo); !ok) return cli_fail(2, "validate: " + ok.error().message);
+    const validate::Predictor predict = [model, mo](const Workload& w, const Hardware& h) {
+        return predict_with_model(model, w, h, mo);
     };
     validate::ValidateOptions vo;
     vo.filter = *filter;
@@ -144,7 +151,7 @@ int run_validate(int argc, char** argv) {
         vo.cache = &cache;
         vo.verify_sample = vm["verify-sample"].as<int>();
     }
-    auto report = validate::run_validation(*data, *hw, model, predict, vo);
+    auto report = validate::run_validation(*data, *hw, mo.exact ? model + " --exact" : model, predict, vo);
     if (!report) return cli_fail(2, report.error().message);
     // Stored predictions that are not this model's on this profile, lack cases or do not
     // reproduce would make a report about something else: refuse them (the library keeps the
