@@ -7,6 +7,7 @@
 # Usage (repo root, .deps/calib carried with bin/, lib/, shards/ and the profiles):
 #   validate/scripts/predict_candidates.sh DEADLINE_S PROFILE.json [PROFILE.json ...]
 # SHARDS=DIR takes the shards from DIR instead of .deps/calib/shards (e.g. the H200 data set's).
+# VALIDATE_ARGS="--exact" passes extra options to every `tilescope validate` (word-split).
 # -> $OUT/<profile>.tar (pred/shard-NNN.jsonl + .err) for each profile, shards.log.
 # Merge a profile's shards with validate/scripts/merge_predictions.sh.
 set -u
@@ -16,7 +17,8 @@ export TILESCOPE_PROFILE_DIR="$PWD/profiles"
 B=$PWD/.deps/calib/bin/tilescope
 DEADLINE_S=$1; shift
 t0=$(date +%s)
-export B OUT t0 DEADLINE_S
+VALIDATE_ARGS=${VALIDATE_ARGS:-}
+export B OUT t0 DEADLINE_S VALIDATE_ARGS
 for p in "$@"; do
   [ -f "$p" ] || { echo "no profile $p" >&2; exit 2; }
   mkdir -p "$OUT/$(basename "$p" .json)/pred"
@@ -28,7 +30,7 @@ for s in "$SHARDS"/*.jsonl; do for p in "$@"; do echo "$p $s"; done; done |
     left=$(( DEADLINE_S - ($(date +%s) - t0) ))
     [ "$left" -gt 5 ] || { echo "$c $n not started"; exit 0; }
     st=$(date +%s)
-    timeout "$left" "$B" validate --gpu "$p" --measurements "$s" --split all --jobs 1 \
+    timeout "$left" "$B" validate --gpu "$p" --measurements "$s" --split all --jobs 1 $VALIDATE_ARGS \
         --save-predictions "$OUT/$c/pred/$n.jsonl" > /dev/null 2> "$OUT/$c/pred/$n.err"
     echo "$c $n rc=$? $(( $(date +%s) - st )) s"' > "$OUT/shards.log" 2>&1
 echo "shards done after $(( $(date +%s) - t0 )) s"
