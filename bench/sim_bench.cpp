@@ -6,6 +6,7 @@
 //   3. the cost of Options::phase_budget (coarsening) in accuracy: predicted time with the default
 //      budget vs exact (budget 0) for a few tiles, with the wall time of each.
 // Usage: sim_bench [--gpu h100-sxm] [--configs 1000] [--threads 2] [--repeat 3] [--accuracy 0|1]
+//                  [--phase-budget N]   (parts 1 and 2 and the "default" of part 3 use N; 0 = exact)
 #include <algorithm>
 #include <array>
 #include <ctime>
@@ -45,6 +46,7 @@ WorkloadSpec base_spec() {
 int main(int argc, char** argv) {
     std::string gpu = "h100-sxm";
     int configs = 1000, threads = 2, repeat = 3, accuracy = 1;
+    long long phase_budget = sim::Options{}.phase_budget;
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string a = argv[i];
         if (a == "--gpu") gpu = argv[i + 1];
@@ -52,6 +54,7 @@ int main(int argc, char** argv) {
         else if (a == "--threads") threads = std::atoi(argv[i + 1]);
         else if (a == "--repeat") repeat = std::atoi(argv[i + 1]);
         else if (a == "--accuracy") accuracy = std::atoi(argv[i + 1]);
+        else if (a == "--phase-budget") phase_budget = std::atoll(argv[i + 1]);
         else {
             std::fprintf(stderr, "unknown flag %s\n", a.c_str());
             return 2;
@@ -83,6 +86,7 @@ int main(int argc, char** argv) {
         for (int r = 0; r < repeat; ++r) {
             sim::Options opt;
             opt.l2 = l2;
+            opt.phase_budget = phase_budget;
             const auto t0 = std::chrono::steady_clock::now();
             auto res = sim::simulate(*w, *launches, *hw, opt);
             const double s = seconds_since(t0);
@@ -153,6 +157,7 @@ int main(int argc, char** argv) {
         pool.emplace_back([&] {
             sim::Options opt;
             opt.timeline = false;
+            opt.phase_budget = phase_budget;
             for (std::size_t i = next++; i < list.size(); i = next++) {
                 auto r = sim::simulate(list[i].w, list[i].launches, *hw, opt);
                 if (!r) ++failures;
@@ -187,7 +192,7 @@ int main(int argc, char** argv) {
         for (int k = 0; k < 2; ++k) {
             sim::Options opt;
             opt.timeline = false;
-            if (k == 1) opt.phase_budget = 0;
+            opt.phase_budget = k == 1 ? 0 : phase_budget;
             const auto c0 = std::chrono::steady_clock::now();
             auto r = sim::simulate(*cw, *cl, *hw, opt);
             wall[k] = seconds_since(c0);
