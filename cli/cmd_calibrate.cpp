@@ -288,7 +288,7 @@ int run_calibrate(int argc, char** argv) {
     model_opts.exact = vm["exact"].as<bool>();
     if (model_opts.exact) model_opts.sim_only_flags.push_back("--exact");
     if (auto ok = model_accepts(model, model_opts); !ok) return cli_fail(2, "calibrate: " + ok.error().message);
-    co.provenance["calibrated_model"] = model_opts.exact ? model + " --exact" : model;
+    co.provenance["calibrated_model"] = model_label(model, model_opts);
     co.provenance["base_profile"] = base->origin;
     const validate::Predictor predict = [model, model_opts](const Workload& w, const Hardware& h) {
         return predict_with_model(model, w, h, model_opts);

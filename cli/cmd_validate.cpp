@@ -151,7 +151,7 @@ int run_validate(int argc, char** argv) {
         vo.cache = &cache;
         vo.verify_sample = vm["verify-sample"].as<int>();
     }
-    auto report = validate::run_validation(*data, *hw, mo.exact ? model + " --exact" : model, predict, vo);
+    auto report = validate::run_validation(*data, *hw, model_label(model, mo), predict, vo);
     if (!report) return cli_fail(2, report.error().message);
     // Stored predictions that are not this model's on this profile, lack cases or do not
     // reproduce would make a report about something else: refuse them (the library keeps the

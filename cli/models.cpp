@@ -26,6 +26,10 @@ Status model_accepts(const std::string& model, const ModelOptions& options) {
                       " to --model sim only (the analytic model has no L2 and no timeline)");
 }
 
+std::string model_label(const std::string& model, const ModelOptions& options) {
+    return options.exact ? model + " --exact" : model;
+}
+
 Result<Prediction> predict_with_model(const std::string& model, const Workload& workload, const Hardware& hw,
                                       bool with_timeline) {
     ModelOptions options;

@@ -39,6 +39,10 @@ Result<Prediction> predict_with_model(const std::string& model, const Workload& 
                                       const ModelOptions& options);
 // Whether `model` takes these options (the analytic model refuses simulator-only flags).
 Status model_accepts(const std::string& model, const ModelOptions& options);
+// The model's name as reports, stored predictions and calibrated profiles give it: "sim",
+// "analytic", or "sim --exact" when every iteration is simulated (predictions of the two sim
+// modes differ, so stored ones must not be mistaken for the other's).
+std::string model_label(const std::string& model, const ModelOptions& options);
 
 // Adds "--l2 on|off" (simulator only; default on) and "--exact" to a command's options, and reads
 // them back.
