@@ -110,6 +110,7 @@ const std::vector<CalSpec>& calibration_specs() {
         {"warp_queue_model", &Calibration::warp_queue_model, CalRule::flag, true},
         {"warp_load_issue_serial", &Calibration::warp_load_issue_serial, CalRule::flag, true},
         {"warp_fill_wait_ns_per_byte", &Calibration::warp_fill_wait_ns_per_byte, CalRule::non_negative, true},
+        {"warp_wait_shared", &Calibration::warp_wait_shared, CalRule::flag, true},
         {"sm_l2_bytes_per_cycle", &Calibration::sm_l2_bytes_per_cycle, CalRule::positive},
         {"load_latency_scale", &Calibration::load_latency_scale, CalRule::positive, true},
         {"load_latency_ns_per_byte", &Calibration::load_latency_ns_per_byte, CalRule::non_negative, true},
@@ -347,6 +348,10 @@ public:
             return fail("$.calibration.warp_load_issue_serial",
                         "1 needs warp_issue_model 0 and warp_queue_model 0 (got " + num(c.warp_issue_model) + " and " +
                             num(c.warp_queue_model) + "; their issue term already queues the loads)");
+        if (c.warp_wait_shared != 0.0 && (c.warp_issue_model != 0.0 || c.warp_queue_model != 0.0))
+            return fail("$.calibration.warp_wait_shared",
+                        "1 needs warp_issue_model 0 and warp_queue_model 0 (got " + num(c.warp_issue_model) + " and " +
+                            num(c.warp_queue_model) + "; it is a law of the power-law form's wait)");
         if (c.fragment_store_own_drain != 0.0 && !(c.fragment_store_bytes_per_s > 0))
             return fail("$.calibration.fragment_store_own_drain",
                         "1 needs fragment_store_bytes_per_s > 0 (the drain's rate; got " +
@@ -580,6 +585,7 @@ std::string profile_fingerprint(const Hardware& hw) {
         if (c.warp_queue_model != 0.0) cal << " warp_queue_model " << c.warp_queue_model;
         if (c.warp_load_issue_serial != 0.0) cal << " warp_load_issue_serial " << c.warp_load_issue_serial;
         if (c.warp_fill_wait_ns_per_byte > 0) cal << " warp_fill_wait_ns_per_byte " << c.warp_fill_wait_ns_per_byte;
+        if (c.warp_wait_shared != 0.0) cal << " warp_wait_shared " << c.warp_wait_shared;
     }
     if (c.load_latency_scale != 1.0) cal << " load_latency_scale " << c.load_latency_scale;
     if (c.load_latency_ns_per_byte > 0) cal << " load_latency_ns_per_byte " << c.load_latency_ns_per_byte;

@@ -95,10 +95,23 @@ struct Calibration {
     // 3 stages) while a second block adds about 130 ns whatever it loads. Power-law form only.
     // 0 = none (the default: profiles without the field predict exactly as before).
     double warp_fill_wait_ns_per_byte = 0.0;
+    // Simulator: the power law's fixed wait per mma-loop iteration (warp_iteration_ns, plus the
+    // fill wait above) is time of the SM that its resident blocks share, not a delay that another
+    // block's work can fill (0 or 1; docs/validation change 48). With 1, each block's iteration
+    // puts wait / B on its SM server as work (B = the launch's resident blocks per SM), so B blocks
+    // take wait + B x work per iteration whether they run in step or not (a block alone on an SM
+    // where B could reside, in a tail, gets that work at the SM server's per-job cap: it waits
+    // between wait / B and wait); with 0 (the default, the
+    // law of change 17) the wait comes before the work and blocks that drift out of step fill each
+    // other's waits. The residency series (change 17) measured wait + B x work for blocks that
+    // start together; in the simulator's multi-wave launches the blocks drift apart and hid up to
+    // a quarter of each iteration, which the H100's per-wave times do not show (change 48).
+    // Power-law form only. 0 = off: profiles without the field predict exactly as before.
+    double warp_wait_shared = 0.0;
     bool warp_model() const {
         return warp_iteration_ns > 0 || warp_load_issue_ns_per_byte > 0 || warp_overlap_exponent != 1.0 ||
                warp_smem_read_ns_per_byte > 0 || warp_op_ns > 0 || warp_issue_model != 0.0 || warp_queue_model != 0.0 ||
-               warp_load_issue_serial != 0.0 || warp_fill_wait_ns_per_byte > 0;
+               warp_load_issue_serial != 0.0 || warp_fill_wait_ns_per_byte > 0 || warp_wait_shared != 0.0;
     }
     // Simulator: exposed latency of a tile load, as a multiple of the pointer-chase latencies
     // (hbm_latency_ns, l2_latency_ns). A pointer chase times one dependent 4-byte load on an idle

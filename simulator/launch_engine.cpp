@@ -625,11 +625,22 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
                                  ? (warp_.queue_form ? warp_.latency(tensor)
                                                      : warp_.iteration_ns + r.warp_fill_wait_ns_per_byte * load_bytes)
                                  : 0.0;
+        ph.comp_ns = memo_comp_ns_;
+        ph.frac = memo_frac_;
+        // A shared wait (Calibration::warp_wait_shared, change 48): the power law's wait becomes
+        // wait / B of work on the SM server, where the B resident blocks share it, so B blocks take
+        // wait + B x work per iteration in step or out of step (a block alone on an SM: wait +
+        // work when B is 1). The pipes' shares shrink as for the fragment stores' issue below.
+        if (r.warp_wait_shared && warp_.on && !warp_.issue_form && !warp_.queue_form && ph.comp_latency_ns > 0) {
+            const double wait_work = ph.comp_latency_ns / warp_.blocks;
+            const double keep = ph.comp_ns / (ph.comp_ns + wait_work);
+            for (double& f : ph.frac) f *= keep;
+            ph.comp_ns += wait_work;
+            ph.comp_latency_ns = 0;
+        }
         // Block-wide reductions (softmax: a row's max and sum): a dependent chain that every warp
         // of the block waits for, hidden only by other blocks' work, like the fixed wait above.
         ph.comp_latency_ns += reductions * r.block_reduction_ns;
-        ph.comp_ns = memo_comp_ns_;
-        ph.frac = memo_frac_;
         // Fragment stores take the SM this long to issue (change 35): work on the SM server,
         // shared with the other resident blocks; the pipes' shares shrink accordingly.
         if (store_issue_ns_per_byte_ > 0 && ph.has_store) {

@@ -562,3 +562,93 @@ TEST_CASE("warp model, fill wait: the field is optional, round-trips, is fingerp
         CHECK(r.error().message.find("warp_fill_wait_ns_per_byte needs the power-law warp model") != std::string::npos);
     }
 }
+
+// The shared wait (Calibration::warp_wait_shared, docs/validation change 48): the power law's
+// fixed wait becomes wait / B of work on the SM server, which the B resident blocks share. Blocks
+// in step take wait + B x work per iteration, exactly as when the wait comes before the work
+// (change 17); blocks out of step no longer fill each other's waits.
+TEST_CASE("warp model, shared wait: blocks in step take wait + B x work per iteration, as before",
+          "[sim][warp_model][wait_shared]") {
+    Hardware hw = quiet_gpu();
+    hw.calibration.tensor_flops_per_cycle_per_warp = 1e6;
+    hw.calibration.warp_overlap_exponent = 0.9;
+    hw.calibration.warp_iteration_ns = 300;
+    Hardware shared = hw;
+    shared.calibration.warp_wait_shared = 1;
+    const std::int64_t iterations = 16;
+    for (int b = 1; b <= 3; ++b) {
+        const Launch l = test::tensor_launch(132 * b, 256, 8e6, iterations);
+        INFO("blocks per SM " << b);
+        CHECK(duration(l, shared) == Approx(duration(l, hw)).epsilon(1e-9));
+    }
+}
+
+TEST_CASE("warp model, shared wait: blocks out of step no longer hide each other's waits",
+          "[sim][warp_model][wait_shared]") {
+    // Two blocks per SM; the second of each pair first runs a scalar phase (no wait) as long as
+    // half an iteration, so the pair's mma iterations are out of step for the whole launch.
+    Hardware hw = quiet_gpu();
+    hw.calibration.tensor_flops_per_cycle_per_warp = 1e6;
+    hw.calibration.warp_overlap_exponent = 0.9;
+    const std::int64_t iterations = 16;
+    const double wait = 2000;
+    Launch l = test::tensor_launch(264, 256, 8e6, iterations);
+    auto base = l.program;
+    l.program = [base](std::int64_t block, std::vector<Step>& out) {
+        base(block, out);
+        if (block < 132) return;
+        for (Step& s : out) s.iteration += 1;
+        Step c;
+        c.kind = StepKind::compute;
+        c.unit = Unit::fp32;
+        c.iteration = 0;
+        c.amount = 3e5;
+        out.insert(out.begin(), c);
+    };
+    l.counts.flops_fp32 = 132 * 3e5;
+    const double no_wait = duration(l, hw);
+    Hardware before = hw, shared = hw;
+    before.calibration.warp_iteration_ns = wait;
+    shared.calibration.warp_iteration_ns = wait;
+    shared.calibration.warp_wait_shared = 1;
+    const double hidden = duration(l, before), paid = duration(l, shared);
+    INFO("no wait " << no_wait << ", wait before the work " << hidden << ", shared wait " << paid);
+    // Shared: the SM pays every iteration's wait once, as two blocks in step do.
+    CHECK(paid == Approx(no_wait + iterations * wait).epsilon(0.03));
+    // Before the work (change 17): out of step, one block's work runs in the other's wait (here
+    // about one wait over the launch: the offset pair drifts back into step).
+    CHECK(hidden < paid - 0.25 * wait);
+}
+
+TEST_CASE("warp model, shared wait: the flag is optional, 0 or 1, power-law form only, and fingerprinted",
+          "[sim][warp_model][wait_shared][profile]") {
+    Hardware hw = test::test_gpu();
+    hw.calibration.calibrated = true;
+    hw.calibration.warp_iteration_ns = 250;
+    CHECK(hardware_to_json(hw).find("warp_wait_shared") == std::string::npos);
+    const std::string before = profile_fingerprint(hw);
+    hw.calibration.warp_wait_shared = 1;
+    CHECK(profile_fingerprint(hw) != before);
+    auto back = parse_hardware(hardware_to_json(hw), "test");
+    INFO((back ? std::string() : back.error().message));
+    REQUIRE(back.ok());
+    CHECK(back->calibration.warp_wait_shared == 1);
+    Calibration only;
+    only.warp_wait_shared = 1;
+    CHECK(only.warp_model());
+
+    auto half = parse_hardware(test::with_field(hardware_to_json(hw), "warp_wait_shared", "0.5"), "test");
+    REQUIRE_FALSE(half.ok());
+    CHECK(half.error().message.find("warp_wait_shared") != std::string::npos);
+    hw.calibration.warp_overlap_exponent = 1;
+    for (double Calibration::*form : {&Calibration::warp_issue_model, &Calibration::warp_queue_model}) {
+        Hardware f = hw;
+        f.calibration.*form = 1;
+        auto parsed = parse_hardware(hardware_to_json(f), "test");
+        REQUIRE_FALSE(parsed.ok());
+        CHECK(parsed.error().message.find("warp_wait_shared") != std::string::npos);
+        auto r = sim::simulate(test::test_workload(), {test::tensor_launch(1, 64, 1e3)}, f, sim::Options{});
+        REQUIRE_FALSE(r.ok());
+        CHECK(r.error().message.find("warp_wait_shared") != std::string::npos);
+    }
+}
