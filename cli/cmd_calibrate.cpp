@@ -130,6 +130,9 @@ int run_calibrate(int argc, char** argv) {
         ("fit-budget-s", po::value<double>()->default_value(0.0),
          "fitting: stop the search after this many seconds, keeping the best point (0 = no limit)")
         ("no-lrc-fit", "do not fit the L2 request coalescer (lrc_* fields) to the training flash2 and GEMM cases' L2 bytes")
+        ("lrc-loss", po::value<double>(),
+         "hold the coalescer's loss per iteration (lrc_lock_loss_per_iteration) at this value and fit only its two "
+         "probabilities (3 predictions per case instead of 33)")
         ("jobs", po::value<int>()->default_value(static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))),
          "prediction threads");
     po::variables_map vm;
@@ -249,6 +252,13 @@ int run_calibrate(int argc, char** argv) {
     co.fit = fit_fields;
     co.max_evaluations = max_evals;
     co.fit_lrc = vm.count("no-lrc-fit") == 0;
+    if (vm.count("lrc-loss")) {
+        const double loss = vm["lrc-loss"].as<double>();
+        if (!(loss >= 0 && loss <= 1))
+            return cli_fail(2, "calibrate: --lrc-loss must be in [0, 1] per iteration (got " + std::to_string(loss) + ")");
+        if (!co.fit_lrc) return cli_fail(2, "calibrate: --lrc-loss needs the coalescer fit (not with --no-lrc-fit)");
+        co.lrc_fixed_loss = loss;
+    }
     if (const std::string method = vm["method"].as<std::string>(); method == "lm") {
         co.method = validate::FitMethod::levenberg_marquardt;
     } else if (method == "nelder-mead") {

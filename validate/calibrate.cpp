@@ -274,9 +274,10 @@ struct LrcFit {
     std::size_t cases = 0;
 };
 // max_cases > 0 takes the max_cases cheapest of them to simulate (calibrate --max-fit-cases
-// bounds this fit too: it predicts every case at 33 points).
+// bounds this fit too: it predicts every case at 33 points). fixed_loss >= 0 holds the loss at
+// that value (a grid of one point: 3 predictions per case).
 bool fit_lrc(const Dataset& data, const Hardware& hw, const Predictor& predict, int jobs, std::size_t max_cases,
-             const std::function<void(const std::string&)>& progress, LrcFit& fit) {
+             double fixed_loss, const std::function<void(const std::string&)>& progress, LrcFit& fit) {
     std::vector<std::pair<double, const Case*>> by_cost;
     for (const auto& c : data.cases) {
         const KernelFamily k = c.measured.workload.kernel;
@@ -295,12 +296,14 @@ bool fit_lrc(const Dataset& data, const Hardware& hw, const Predictor& predict, 
         meas.push_back(quantity_of(c->measured, Quantity::lts_bytes));
     }
     if (cases.empty()) return false;
+    const bool fixed = fixed_loss >= 0;
+    const int kGrid = fixed ? 1 : 16;
+    constexpr double kStep = 0.002;
+    const auto loss_at = [&](int g) { return fixed ? fixed_loss : kStep * g; };
     if (progress)
         progress("fitting the L2 request coalescer (lrc_*) on the L2 bytes of " + std::to_string(cases.size()) +
-                 " training FlashAttention-2 and GEMM cases: " + std::to_string(33 * cases.size()) +
-                 " simulations (--no-lrc-fit skips it)");
-    constexpr int kGrid = 16;
-    constexpr double kStep = 0.002;
+                 " training FlashAttention-2 and GEMM cases: " + std::to_string((1 + 2 * kGrid) * cases.size()) +
+                 " simulations (--no-lrc-fit skips it" + (fixed ? "; loss per iteration held" : "") + ")");
     std::vector<Hardware> hws(1 + 2 * kGrid, hw);
     for (Hardware& h : hws) {
         h.calibration.lrc_in_step_one_block = h.calibration.lrc_in_step_several_blocks = 0;
@@ -310,7 +313,7 @@ bool fit_lrc(const Dataset& data, const Hardware& hw, const Predictor& predict, 
         for (int k = 0; k < 2; ++k) {
             Calibration& c = hws[static_cast<std::size_t>(1 + 2 * g + k)].calibration;
             (k == 0 ? c.lrc_in_step_one_block : c.lrc_in_step_several_blocks) = 1.0;
-            c.lrc_lock_loss_per_iteration = kStep * g;
+            c.lrc_lock_loss_per_iteration = loss_at(g);
         }
     }
     const auto lts = predict_quantity(cases, hws, predict, Quantity::lts_bytes, jobs);
@@ -366,12 +369,12 @@ bool fit_lrc(const Dataset& data, const Hardware& hw, const Predictor& predict, 
             found = true;
             fit.one = p1;
             fit.several = p2;
-            fit.loss = kStep * g;
+            fit.loss = loss_at(g);
             fit.sum_sq = sse;
         }
     }
     if (!merges || !found || (fit.one <= 0 && fit.several <= 0)) return false;
-    const std::size_t g = static_cast<std::size_t>(std::lround(fit.loss / kStep));
+    const std::size_t g = fixed ? 0 : static_cast<std::size_t>(std::lround(fit.loss / kStep));
     double before = 0, after = 0;
     for (const std::size_t i : ok) {
         const double pred = base[i] - fit.one * (base[i] - lts[1 + 2 * g][i]) - fit.several * (base[i] - lts[2 + 2 * g][i]);
@@ -545,7 +548,7 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
     LrcFit lrc;
     if (options.fit_lrc &&
         fit_lrc(data, r.hw, predict, options.jobs, static_cast<std::size_t>(std::max(0, options.max_fit_cases)),
-                options.progress, lrc)) {
+                options.lrc_fixed_loss, options.progress, lrc)) {
         cal.lrc_in_step_one_block = std::round(lrc.one * 1e4) / 1e4;
         cal.lrc_in_step_several_blocks = std::round(lrc.several * 1e4) / 1e4;
         cal.lrc_lock_loss_per_iteration = lrc.loss;
@@ -553,7 +556,9 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
         r.lrc_lts_mape_before = lrc.mape_before;
         r.lrc_lts_mape_after = lrc.mape_after;
         const std::string how = "fitted: least squares on (lts_pred - lts_meas) / lts_meas over " + std::to_string(lrc.cases) +
-                                " training FlashAttention-2 and GEMM cases (loss per iteration on a 0.002 grid)";
+                                " training FlashAttention-2 and GEMM cases (loss per iteration " +
+                                (options.lrc_fixed_loss >= 0 ? std::string("held, calibrate --lrc-loss")
+                                                             : std::string("on a 0.002 grid")) + ")";
         r.parameters.push_back({"lrc_in_step_one_block", cal.lrc_in_step_one_block, how});
         r.parameters.push_back({"lrc_in_step_several_blocks", cal.lrc_in_step_several_blocks, how});
         r.parameters.push_back({"lrc_lock_loss_per_iteration", cal.lrc_lock_loss_per_iteration, how});

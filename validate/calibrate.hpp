@@ -96,6 +96,10 @@ struct CalibrateOptions {
     // After the time fit, fit the simulator's L2 request coalescer (Calibration::lrc_*) to the
     // lts__t_bytes of the training FlashAttention-2 and GEMM cases (see fit_lrc()).
     bool fit_lrc = true;
+    // With fit_lrc: hold the coalescer's loss per iteration (lrc_lock_loss_per_iteration) at this
+    // value and fit only its two probabilities (3 predictions per case instead of 33); < 0 (the
+    // default) = the loss on its grid too. calibrate --lrc-loss.
+    double lrc_fixed_loss = -1;
     // Progress lines ("fitting the L2 request coalescer on 74 cases ...", "time fit: ..."),
     // for the CLI's stderr; none when empty.
     std::function<void(const std::string&)> progress;

@@ -454,6 +454,21 @@ TEST_CASE("calibrate fits the L2 request coalescer to the training cases' L2 byt
     CHECK(r->lrc_lts_mape_after < 1e-4);
     CHECK(r->hw.provenance.count("lrc_fit") == 1);
 
+    // The loss held (calibrate --lrc-loss): only the two probabilities are fitted, and they fit
+    // exactly when the held loss is the true one; held elsewhere, the loss stays where it is put.
+    CalibrateOptions held = o;
+    held.lrc_fixed_loss = 0.01;
+    auto h = calibrate(d, base, predict, held);
+    REQUIRE(h.ok());
+    CHECK(h->hw.calibration.lrc_lock_loss_per_iteration == 0.01);
+    CHECK(h->hw.calibration.lrc_in_step_one_block == Approx(0.8).margin(1e-4));
+    CHECK(h->hw.calibration.lrc_in_step_several_blocks == Approx(0.35).margin(1e-4));
+    held.lrc_fixed_loss = 0.025;
+    auto off_grid = calibrate(d, base, predict, held);
+    REQUIRE(off_grid.ok());
+    CHECK(off_grid->hw.calibration.lrc_lock_loss_per_iteration == 0.025);
+    CHECK(off_grid->lrc_lts_mape_after > 1e-4);
+
     // Off on request, and nothing to fit when the model merges nothing (the plain toy).
     o.fit_lrc = false;
     auto off = calibrate(d, base, predict, o);
