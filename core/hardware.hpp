@@ -101,9 +101,8 @@ struct Calibration {
     // puts wait / B on its SM server as work (B = the launch's resident blocks per SM), so B blocks
     // take wait + B x work per iteration whether they run in step or not (a block alone on an SM
     // where B could reside, in a tail, gets that work at the SM server's per-job cap: it waits
-    // between wait / B and wait); with 0 (the default, the
-    // law of change 17) the wait comes before the work and blocks that drift out of step fill each
-    // other's waits. The residency series (change 17) measured wait + B x work for blocks that
+    // between wait / B and wait); with 0 (the default, the law of change 17) the wait comes before
+    // the work and blocks that drift out of step fill each other's waits. The residency series (change 17) measured wait + B x work for blocks that
     // start together; in the simulator's multi-wave launches the blocks drift apart and hid up to
     // a quarter of each iteration, which the H100's per-wave times do not show (change 48).
     // Power-law form only. 0 = off: profiles without the field predict exactly as before.

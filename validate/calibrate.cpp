@@ -561,7 +561,8 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
                                                              : std::string("on a 0.002 grid")) + ")";
         r.parameters.push_back({"lrc_in_step_one_block", cal.lrc_in_step_one_block, how});
         r.parameters.push_back({"lrc_in_step_several_blocks", cal.lrc_in_step_several_blocks, how});
-        r.parameters.push_back({"lrc_lock_loss_per_iteration", cal.lrc_lock_loss_per_iteration, how});
+        r.parameters.push_back({"lrc_lock_loss_per_iteration", cal.lrc_lock_loss_per_iteration,
+                                options.lrc_fixed_loss >= 0 ? std::string("held (calibrate --lrc-loss), not fitted") : how});
     }
 
 
@@ -815,7 +816,11 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
     }
     prov["fitted_parameters"] = fitted;
     if (r.lrc_cases > 0)
-        prov["lrc_fit"] = "lrc_in_step_one_block, lrc_in_step_several_blocks, lrc_lock_loss_per_iteration: before the time fit, "
+        prov["lrc_fit"] = std::string(options.lrc_fixed_loss >= 0
+                                           ? "lrc_in_step_one_block, lrc_in_step_several_blocks (lrc_lock_loss_per_iteration held, "
+                                             "calibrate --lrc-loss): before the time fit, "
+                                           : "lrc_in_step_one_block, lrc_in_step_several_blocks, lrc_lock_loss_per_iteration: before "
+                                             "the time fit, ") +
                           "least squares on the relative lts__t_bytes error of " + std::to_string(r.lrc_cases) +
                           " training FlashAttention-2 and GEMM cases; their lts MAPE " + sci(100 * r.lrc_lts_mape_before) +
                           "% -> " + sci(100 * r.lrc_lts_mape_after) + "% (training)";

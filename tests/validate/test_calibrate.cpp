@@ -463,6 +463,9 @@ TEST_CASE("calibrate fits the L2 request coalescer to the training cases' L2 byt
     CHECK(h->hw.calibration.lrc_lock_loss_per_iteration == 0.01);
     CHECK(h->hw.calibration.lrc_in_step_one_block == Approx(0.8).margin(1e-4));
     CHECK(h->hw.calibration.lrc_in_step_several_blocks == Approx(0.35).margin(1e-4));
+    for (const auto& p : h->parameters)
+        if (p.name == "lrc_lock_loss_per_iteration") CHECK(p.how.find("held") != std::string::npos);
+    CHECK(h->hw.provenance.at("lrc_fit").find("held") != std::string::npos);
     held.lrc_fixed_loss = 0.025;
     auto off_grid = calibrate(d, base, predict, held);
     REQUIRE(off_grid.ok());
