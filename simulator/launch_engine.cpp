@@ -315,6 +315,9 @@ private:
     void start_comp(std::uint32_t job);  // a compute job's work joins its SM server
     Status load_program(Slot& slot, std::int64_t item);
     static void start_program(Slot& slot);
+    // Adds `work` ns to a phase's work on its SM server beyond its pipes' (a fragment store's
+    // issue, a shared wait): the pipes' shares of the phase shrink in proportion.
+    static void add_sm_work(Phase& ph, double work);
     void coarsen(std::vector<Phase>& phases) const;
     // False (and st_.misaligned set) when `r` breaks the chunk size the sampled layout chose.
     bool aligned(std::uint32_t id, const Region& r) {
@@ -454,6 +457,12 @@ private:
     std::int64_t l1_hit_bytes_ = 0;
     ProgramTotals totals_;  // the launch's: every loaded program's, summed
 };
+
+void Engine::add_sm_work(Phase& ph, double work) {
+    const double keep = ph.comp_ns / (ph.comp_ns + work);
+    for (double& f : ph.frac) f *= keep;
+    ph.comp_ns += work;
+}
 
 void Engine::advance_server(std::uint32_t s) {
     PsServer& srv = servers_[s];
@@ -630,12 +639,9 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
         // A shared wait (Calibration::warp_wait_shared, change 48): the power law's wait becomes
         // wait / B of work on the SM server, where the B resident blocks share it, so B blocks take
         // wait + B x work per iteration in step or out of step (a block alone on an SM: wait +
-        // work when B is 1). The pipes' shares shrink as for the fragment stores' issue below.
+        // work when B is 1).
         if (r.warp_wait_shared && warp_.on && !warp_.issue_form && !warp_.queue_form && ph.comp_latency_ns > 0) {
-            const double wait_work = ph.comp_latency_ns / warp_.blocks;
-            const double keep = ph.comp_ns / (ph.comp_ns + wait_work);
-            for (double& f : ph.frac) f *= keep;
-            ph.comp_ns += wait_work;
+            add_sm_work(ph, ph.comp_latency_ns / warp_.blocks);
             ph.comp_latency_ns = 0;
         }
         // Block-wide reductions (softmax: a row's max and sum): a dependent chain that every warp
@@ -647,11 +653,7 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
             double stored = 0;
             for (std::uint32_t k = ph.store_begin; k < ph.store_end; ++k) stored += static_cast<double>(slot.stores[k].bytes());
             const double issue = stored * store_issue_ns_per_byte_;
-            if (issue > 0) {
-                const double keep = ph.comp_ns / (ph.comp_ns + issue);
-                for (double& f : ph.frac) f *= keep;
-                ph.comp_ns += issue;
-            }
+            if (issue > 0) add_sm_work(ph, issue);
         }
         ph.smem_bytes = smem;
         slot.phases.push_back(ph);
