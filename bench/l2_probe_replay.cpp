@@ -12,6 +12,8 @@
 // (SM m -> partition m % partitions, as the simulator dispatches), one chunk per segment.
 //
 // Usage: l2_probe_replay [--capacity-mib 50] [--partitions 2] [--dirty-limit 0.473] [--sms 132]
+//                       [--ways W] (W > 0: sampled victims, L2Cache::reset; 0: exact LRU)
+//                       [--store-copy 0|1] (1: a far store keeps a clean near copy, L2System::reset)
 // Prints "pattern MiB re-read-from-DRAM" lines, the format of l2_reuse_summary.py.
 #include <cstdio>
 #include <cstdlib>
@@ -25,7 +27,7 @@ using tilescope::sim::L2System;
 
 int main(int argc, char** argv) {
     double capacity_mib = 50, dirty_limit = 0.473;
-    int partitions = 2, sms = 132;
+    int partitions = 2, sms = 132, ways = 0, store_copy = 0;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (i + 1 >= argc) { std::fprintf(stderr, "l2_probe_replay: %s needs a value\n", a.c_str()); return 2; }
@@ -34,6 +36,8 @@ int main(int argc, char** argv) {
         else if (a == "--dirty-limit") dirty_limit = std::atof(v);
         else if (a == "--partitions") partitions = std::atoi(v);
         else if (a == "--sms") sms = std::atoi(v);
+        else if (a == "--ways") ways = std::atoi(v);
+        else if (a == "--store-copy") store_copy = std::atoi(v);
         else { std::fprintf(stderr, "l2_probe_replay: unknown option %s\n", a.c_str()); return 2; }
     }
     if (capacity_mib <= 0 || partitions < 1 || sms < 1 || dirty_limit < 0 || dirty_limit > 1) {
@@ -51,7 +55,7 @@ int main(int argc, char** argv) {
         const bool copy = std::strcmp(pattern, "copy") == 0;
         for (const int m : mib) {
             L2System l2;
-            l2.reset(capacity, partitions, 32, 3, dirty_limit);
+            l2.reset(capacity, partitions, 32, 3, dirty_limit, ways, store_copy != 0);
             l2.set_buffer(kF, kFlush, kSeg);
             l2.set_buffer(kX, kMost, kSeg);
             l2.set_buffer(kY, kMost, kSeg);

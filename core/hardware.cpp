@@ -126,9 +126,12 @@ const std::vector<CalSpec>& calibration_specs() {
         {"smem_fill_bypass", &Calibration::smem_fill_bypass, CalRule::flag, true},
         {"l1_capacity_fraction", &Calibration::l1_capacity_fraction, CalRule::efficiency, true},
         {"l2_dirty_limit", &Calibration::l2_dirty_limit, CalRule::probability, true},
+        {"l2_ways", &Calibration::l2_ways, CalRule::non_negative, true},
+        {"l2_store_copy", &Calibration::l2_store_copy, CalRule::flag, true},
         {"lrc_in_step_one_block", &Calibration::lrc_in_step_one_block, CalRule::probability, true},
         {"lrc_in_step_several_blocks", &Calibration::lrc_in_step_several_blocks, CalRule::probability, true},
         {"lrc_lock_loss_per_iteration", &Calibration::lrc_lock_loss_per_iteration, CalRule::non_negative, true},
+        {"lrc_block_distance", &Calibration::lrc_block_distance, CalRule::non_negative, true},
     };
     return specs;
 }
@@ -352,6 +355,8 @@ public:
             return fail("$.calibration.warp_wait_shared",
                         "1 needs warp_issue_model 0 and warp_queue_model 0 (got " + num(c.warp_issue_model) + " and " +
                             num(c.warp_queue_model) + "; it is a law of the power-law form's wait)");
+        if (c.l2_ways != std::floor(c.l2_ways) || c.l2_ways > 256)
+            return fail("$.calibration.l2_ways", "must be a whole number in [0, 256] (got " + num(c.l2_ways) + ")");
         if (c.fragment_store_own_drain != 0.0 && !(c.fragment_store_bytes_per_s > 0))
             return fail("$.calibration.fragment_store_own_drain",
                         "1 needs fragment_store_bytes_per_s > 0 (the drain's rate; got " +
@@ -602,6 +607,9 @@ std::string profile_fingerprint(const Hardware& hw) {
     if (c.smem_fill_bypass != 0.0) cal << " smem_fill_bypass " << c.smem_fill_bypass;
     if (c.l1_capacity_fraction != 1.0) cal << " l1_capacity_fraction " << c.l1_capacity_fraction;
     if (c.l2_dirty_limit != 0.0) cal << " l2_dirty_limit " << c.l2_dirty_limit;
+    if (c.l2_ways != 0.0) cal << " l2_ways " << c.l2_ways;
+    if (c.l2_store_copy != 0.0) cal << " l2_store_copy " << c.l2_store_copy;
+    if (c.lrc_block_distance > 0) cal << " lrc_block_distance " << c.lrc_block_distance;
     std::snprintf(buf, sizeof buf, "%016llx",
                   static_cast<unsigned long long>(fnv1a64(hardware_to_json(h) + cal.str())));
     return buf;

@@ -208,6 +208,21 @@ struct Calibration {
     // kernels/tools/l2_reuse_probe.cu (docs/validation change 30): whatever the size a kernel
     // writes, the H100 keeps 23.7 MiB of it dirty (0.47 of its 50 MiB) and writes back the rest.
     double l2_dirty_limit = 0.0;
+    // Simulator: the L2's soft edge (change 49). W > 0: a newcomer's victim is the least recent of
+    // W chunks of its partition drawn at random, the statistics of a W-way set-associative LRU
+    // whose sets an address hash picks, so data a little larger than the L2 is partly kept and
+    // data a little smaller partly lost; 0 (the default) = the exact LRU of all chunks. A whole
+    // number in [0, 256]. Measured by kernels/tools/l2_reuse_probe.cu: the H100 re-reads from DRAM
+    // 0.8% of 28 MiB, 7% of 32, 36% of 36, 80% of 40 and 99% of 44 MiB read twice, where the exact
+    // LRU loses nothing up to 32 MiB and everything from 36; W = 12 replays that curve best
+    // (build/release/bin/l2_probe_replay --ways 12; rms 0.037 against 0.156).
+    double l2_ways = 0.0;
+    // Simulator: 1 = a store from an SM of the partition that is not the chunk's home leaves a clean
+    // copy in the SM's partition, as a far load does (change 49; 0, the default: the near copy is
+    // dropped). The same probe's read-and-copy curve: its re-read loses 13% at 16 MiB and 50% at
+    // 20, which only a store that takes room in both partitions comes near (replay rms 0.115
+    // with W = 12 against 0.194 without the copy).
+    double l2_store_copy = 0.0;
     // Simulator: the L2 request coalescer (LRC) of GH100, which merges a read request for a sector
     // with one for the same sector already on its way to the L2, in pairs (Nsight Compute's
     // lrc__request_sectors_op_read_coalescing_achieved_type_hardware: at most ~0.5 of the requested
@@ -223,6 +238,11 @@ struct Calibration {
     double lrc_in_step_one_block = 0.0;
     double lrc_in_step_several_blocks = 0.0;
     double lrc_lock_loss_per_iteration = 0.0;
+    // Simulator: blocks D apart in launch order that read the same region join with a further
+    // factor exp(-D / lrc_block_distance) (change 49): the GPU dispatches blocks in order, so
+    // neighbours start together and blocks far apart in the order less so. 0 (the default) = no
+    // such factor.
+    double lrc_block_distance = 0.0;
     bool lrc_model() const { return lrc_in_step_one_block > 0 || lrc_in_step_several_blocks > 0; }
     // Simulator: the most one SM can pull through its L2 port, bytes per SM clock (Ampere and
     // Hopper: 64 B/clk per SM). Only binds when few SMs are busy (tail waves, small grids).

@@ -6,9 +6,11 @@
 namespace tilescope::sim {
 
 void L2Cache::reset(std::int64_t capacity_bytes, std::int64_t min_chunk_bytes, std::size_t buffers,
-                    double dirty_limit) {
+                    double dirty_limit, int ways, std::uint64_t seed) {
     capacity_bytes_ = std::max<std::int64_t>(capacity_bytes, 0);
     split_ = dirty_limit > 0;
+    ways_ = std::max(0, ways);
+    rng_ = seed;
     tick_ = 0;
     now_ns_ = fill_ready_ns_ = 0;
     dirty_limit_bytes_ = static_cast<std::int64_t>(dirty_limit * static_cast<double>(capacity_bytes_));
@@ -82,7 +84,28 @@ void L2Cache::map_erase(std::uint64_t key) {
     }
 }
 
+std::uint32_t L2Cache::sampled_victim() {
+    std::uint32_t victim = kNil;
+    const auto n = static_cast<std::uint64_t>(nodes_.size());
+    for (int k = 0; k < ways_;) {
+        // splitmix64
+        std::uint64_t x = (rng_ += 0x9e3779b97f4a7c15ull);
+        x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+        x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+        x ^= x >> 31;
+        const auto i = static_cast<std::uint32_t>(x % n);
+        if (nodes_[i].bytes == 0) continue;  // a free node: draw again (live_ > 0, so one is live)
+        if (victim == kNil || nodes_[i].stamp < nodes_[victim].stamp) victim = i;
+        ++k;
+    }
+    return victim;
+}
+
 void L2Cache::evict_one(L2Access& acc) {
+    if (ways_ > 0 && live_ > 0) {
+        evict(sampled_victim(), acc);
+        return;
+    }
     // The least recent chunk: with a dirty limit the chunks sit in two lists, and the older tail goes.
     std::uint32_t victim = lru_.tail;
     if (split_ && dirty_lru_.tail != kNil && (victim == kNil || nodes_[dirty_lru_.tail].stamp < nodes_[victim].stamp))
@@ -120,6 +143,7 @@ void L2Cache::evict(std::uint32_t victim, L2Access& acc) {
     map_erase(v.key);
     --live_;
     list_of(v).unlink(nodes_, victim);
+    v.bytes = 0;
     free_.push_back(victim);
 }
 
@@ -165,7 +189,7 @@ std::int64_t L2Cache::chunk_size(std::uint32_t id, std::uint64_t c) const {
 }
 
 void L2Cache::promote(std::uint32_t n, bool dirty) {
-    if (split_) nodes_[n].stamp = ++tick_;
+    if (split_ || ways_ > 0) nodes_[n].stamp = ++tick_;
     if (dirty && !nodes_[n].dirty) {
         list_of(nodes_[n]).unlink(nodes_, n);
         nodes_[n].dirty = true;
@@ -201,6 +225,7 @@ void L2Cache::drop(std::uint32_t n) {
     map_erase(v.key);
     --live_;
     list_of(v).unlink(nodes_, n);
+    v.bytes = 0;
     free_.push_back(n);
 }
 
@@ -213,10 +238,13 @@ void L2Cache::store(std::uint32_t id, std::int64_t begin, std::int64_t end, L2Ac
 }
 
 void L2System::reset(std::int64_t capacity_bytes, int partitions, std::int64_t min_chunk_bytes,
-                     std::size_t buffers, double dirty_limit) {
+                     std::size_t buffers, double dirty_limit, int ways, bool store_copy) {
     const int p = std::max(1, partitions);
+    store_copy_ = store_copy;
     parts_.assign(static_cast<std::size_t>(p), L2Cache{});
-    for (auto& c : parts_) c.reset(std::max<std::int64_t>(capacity_bytes, 0) / p, min_chunk_bytes, buffers, dirty_limit);
+    for (std::size_t i = 0; i < parts_.size(); ++i)
+        parts_[i].reset(std::max<std::int64_t>(capacity_bytes, 0) / p, min_chunk_bytes, buffers, dirty_limit, ways,
+                        0x5851f42d4c957f2dull * (i + 1));
 }
 
 void L2System::set_buffer(std::uint32_t id, std::int64_t bytes, std::int64_t chunk_bytes) {
@@ -283,7 +311,12 @@ void L2System::touch(int p, std::uint32_t id, std::int64_t begin, std::int64_t e
             if (h != p) {
                 acc.far_bytes += overlap;
                 const std::uint32_t copy = near.find(id, uc);
-                if (copy != L2Cache::kNil) near.drop(copy);
+                if (store_copy_) {  // the near copy is kept up to date, clean
+                    if (copy != L2Cache::kNil) near.promote(copy, false);
+                    else near.insert(id, uc, chunk, false, acc);
+                } else if (copy != L2Cache::kNil) {
+                    near.drop(copy);
+                }
             }
             const std::uint32_t n = home_part.find(id, uc);
             if (n != L2Cache::kNil) home_part.promote(n, true);

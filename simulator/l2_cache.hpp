@@ -44,8 +44,14 @@ public:
     // `dirty_limit` in [0, 1]: above 0, dirty chunks may hold at most that share of the capacity;
     // a store that goes beyond writes back (and evicts) the least recent dirty chunks
     // (limit_dirty). Victims are the least recent chunks either way. 0: no limit (the default).
+    // `ways` > 0 (change 49): the victim is the least recent of `ways` chunks drawn at random
+    // (from a generator seeded by `seed`, so a run is reproducible) instead of the least recent
+    // of all: the statistics of a `ways`-way set-associative LRU whose sets an address hash picks,
+    // where a newcomer evicts the oldest line of its own set (a random sample of the cache's
+    // lines), not the oldest of the whole cache. Its edge is soft: data a little larger than the
+    // cache is partly kept, data a little smaller partly lost. 0 = exact LRU (the default).
     void reset(std::int64_t capacity_bytes, std::int64_t min_chunk_bytes, std::size_t buffers,
-               double dirty_limit = 0.0);
+               double dirty_limit = 0.0, int ways = 0, std::uint64_t seed = 0);
 
     // Registers buffer `id` with its size and chunk size. Ids are dense, from 0.
     void set_buffer(std::uint32_t id, std::int64_t bytes, std::int64_t chunk_bytes);
@@ -106,7 +112,7 @@ private:
         std::uint32_t prev = kNil, next = kNil;  // LRU list (lru_): head = most recent
         std::uint32_t bytes = 0;
         bool dirty = false;
-        std::uint64_t stamp = 0;  // last use (split_ only: the older tail of the two lists goes first)
+        std::uint64_t stamp = 0;  // last use (split_ or ways_ only); bytes == 0 marks a free node
         double ready_ns = 0;      // when a load's fill of this chunk lands (set_clock; 0 = not pending)
     };
     struct BufferInfo {
@@ -159,7 +165,10 @@ private:
     double now_ns_ = 0, fill_ready_ns_ = 0;  // set_clock
     LruList& list_of(const Node& n) { return (split_ && n.dirty) ? dirty_lru_ : lru_; }
     void evict(std::uint32_t victim, L2Access& acc);
+    std::uint32_t sampled_victim();  // ways_ > 0: the least recent of ways_ random live chunks
     std::int64_t live_ = 0;  // chunks in the cache
+    int ways_ = 0;
+    std::uint64_t rng_ = 0;
 };
 
 // L2System: the GPU's L2 as `partitions` LRU caches of capacity/partitions each.
@@ -179,8 +188,11 @@ private:
 class L2System {
 public:
     // `dirty_limit`: each partition's limit on dirty data (L2Cache::reset).
+    // `ways`: each partition's sampled victims (L2Cache::reset), seeded per partition.
+    // `store_copy`: a store from an SM of a partition other than the chunk's home also leaves a
+    // clean copy in the SM's partition, as a far load does (change 49); false: the copy is dropped.
     void reset(std::int64_t capacity_bytes, int partitions, std::int64_t min_chunk_bytes, std::size_t buffers,
-               double dirty_limit = 0.0);
+               double dirty_limit = 0.0, int ways = 0, bool store_copy = false);
     void set_buffer(std::uint32_t id, std::int64_t bytes, std::int64_t chunk_bytes);
     int partitions() const { return static_cast<int>(parts_.size()); }
     // L2Cache::set_clock for every partition. A far hit's copy in the near partition lands with
@@ -202,6 +214,7 @@ public:
 private:
     void touch(int p, std::uint32_t id, std::int64_t begin, std::int64_t end, bool is_store, L2Access& acc);
     std::vector<L2Cache> parts_;
+    bool store_copy_ = false;
 };
 
 }  // namespace tilescope::sim

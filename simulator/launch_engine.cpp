@@ -411,6 +411,7 @@ private:
     static LrcKey lrc_key(const Region& r) { return {r.buffer, r.offset_bytes, r.row_bytes, r.rows, r.stride_bytes}; }
     struct LrcPending {
         double issued_ns, ready_ns;
+        std::int64_t block;  // the block (launch order) that issued it
     };
     std::unordered_map<LrcKey, LrcPending, LrcKeyHash> lrc_pending_;
     std::size_t lrc_sweep_at_ = 4096;  // table size at which stale entries are dropped
@@ -823,7 +824,7 @@ bool Engine::issue_mem(std::uint32_t slot_id, std::uint32_t phase) {
     if (lrc_in_step_ > 0 && st_.options->l2 && !l1) {
         for (std::uint32_t k = ph.load_begin; k < ph.load_end; ++k) {
             const Region& r = slot.loads[k];
-            if (!lrc_joined_[k - ph.load_begin]) lrc_pending_[lrc_key(r)] = LrcPending{now_, j.earliest_done_ns};
+            if (!lrc_joined_[k - ph.load_begin]) lrc_pending_[lrc_key(r)] = LrcPending{now_, j.earliest_done_ns, slot.block};
         }
     }
     const std::uint32_t id = new_job(j);
@@ -949,7 +950,8 @@ bool Engine::issue_store(std::uint32_t slot_id, std::uint32_t phase) {
 // join happens with probability p x exp(-loss x iteration) (p = lrc_in_step_ for this launch's
 // residency, the loss per main-loop iteration; a coarsened phase of G iterations takes the mean
 // over them) and the merged bytes are that fraction of the region. The joining load is back no
-// sooner than the request it joined.
+// sooner than the request it joined. With Rates::lrc_block_distance D > 0 a join of two blocks
+// that are d apart in launch order merges a further exp(-d / D) of the region (change 49).
 double Engine::lrc_merged_bytes(std::uint32_t slot_id, std::uint32_t phase, double& ready_ns) {
     const Slot& slot = slots_[slot_id];
     const Phase& ph = slot.phases[phase];
@@ -962,6 +964,7 @@ double Engine::lrc_merged_bytes(std::uint32_t slot_id, std::uint32_t phase, doub
         lrc_sweep_at_ = std::max<std::size_t>(4096, 2 * lrc_pending_.size());
     }
     double shared = 0;
+    const double distance = st_.rates.lrc_block_distance;
     for (std::uint32_t k = ph.load_begin; k < ph.load_end; ++k) {
         const Region& r = slot.loads[k];
         const auto it = lrc_pending_.find(lrc_key(r));
@@ -969,7 +972,8 @@ double Engine::lrc_merged_bytes(std::uint32_t slot_id, std::uint32_t phase, doub
         const LrcPending pending = it->second;
         lrc_pending_.erase(it);
         if (now_ - pending.issued_ns > window) continue;
-        shared += static_cast<double>(r.bytes());
+        const double apart = static_cast<double>(std::llabs(slot.block - pending.block));
+        shared += static_cast<double>(r.bytes()) * (distance > 0 ? std::exp(-apart / distance) : 1.0);
         ready_ns = std::max(ready_ns, pending.ready_ns);
         lrc_joined_[k - ph.load_begin] = 1;
     }

@@ -59,6 +59,7 @@ struct Rates {
     double lrc_in_step_one_block = 0;
     double lrc_in_step_several_blocks = 0;
     double lrc_lock_loss_per_iteration = 0;
+    double lrc_block_distance = 0;   // Calibration::lrc_block_distance (change 49); 0 = none
     bool lrc() const { return lrc_in_step_one_block > 0 || lrc_in_step_several_blocks > 0; }
 };
 

@@ -107,6 +107,10 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
             return make_error("profile " + hw.name + ": calibration." + what + " must be in [0, 1] (got " +
                               std::to_string(v) + ")");
     }
+    if (!(c.l2_ways >= 0 && c.l2_ways <= 256 && c.l2_ways == std::floor(c.l2_ways))) {
+        return make_error("profile " + hw.name + ": calibration.l2_ways must be a whole number in [0, 256] (got " +
+                          std::to_string(c.l2_ways) + ")");
+    }
     if (!(c.l2_dirty_limit >= 0 && c.l2_dirty_limit <= 1)) {
         return make_error("profile " + hw.name + ": calibration.l2_dirty_limit must be in [0, 1] (got " +
                           std::to_string(c.l2_dirty_limit) + ")");
@@ -190,6 +194,7 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
     r.lrc_in_step_one_block = c.lrc_in_step_one_block;
     r.lrc_in_step_several_blocks = c.lrc_in_step_several_blocks;
     r.lrc_lock_loss_per_iteration = c.lrc_lock_loss_per_iteration;
+    r.lrc_block_distance = c.lrc_block_distance;
     r.block_overhead_ns = c.block_overhead_ns;
     r.launch_overhead_ns = c.launch_overhead_ns;
     return r;
@@ -272,7 +277,8 @@ Result<std::optional<Prediction>> run_launches(const Workload& workload, const s
     }
     if (options.l2) {
         state.l2.reset(hw.l2_bytes, hw.l2_partitions, state.layout.min_chunk_bytes, state.layout.names.size(),
-                       hw.calibration.l2_dirty_limit);
+                       hw.calibration.l2_dirty_limit, static_cast<int>(hw.calibration.l2_ways),
+                       hw.calibration.l2_store_copy != 0.0);
         for (std::size_t i = 0; i < state.layout.names.size(); ++i) {
             state.l2.set_buffer(static_cast<std::uint32_t>(i), state.layout.bytes[i], state.layout.chunk_bytes[i]);
         }

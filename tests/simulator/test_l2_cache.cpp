@@ -442,6 +442,77 @@ TEST_CASE("L2System: a store from the far partition goes to its home and drops t
     CHECK(again.far_bytes == 1024);
 }
 
+// Change 49: a far store with store_copy keeps a clean copy near, so the SM's next load of it
+// hits in its own partition; the home still holds the only dirty copy.
+TEST_CASE("L2System with store_copy: a far store leaves a clean near copy", "[sim][l2][cache][change49]") {
+    L2System sys;
+    sys.reset(1 << 20, 2, 1024, 1, 0.0, 0, true);
+    sys.set_buffer(0, 1 << 16, 1024);
+    std::uint64_t c = 0;
+    while (sys.home(0, c) != 1) ++c;
+    const auto a = static_cast<std::int64_t>(c) * 1024;
+    L2Access st;
+    sys.store(0, 0, a, a + 1024, st);  // from partition 0, homed in 1
+    CHECK(st.far_bytes == 1024);
+    CHECK(st.fill_bytes == 0);
+    CHECK(sys.used_bytes() == 2048);  // dirty at home, clean copy near
+    CHECK(sys.dirty_bytes() == 1024);
+    L2Access again;
+    sys.load(0, 0, a, a + 1024, again);
+    CHECK(again.hit_bytes == 1024);
+    CHECK(again.far_bytes == 0);  // served by the near copy
+    // A second store keeps one copy per partition, not two.
+    L2Access st2;
+    sys.store(0, 0, a, a + 1024, st2);
+    CHECK(sys.used_bytes() == 2048);
+    CHECK(sys.dirty_bytes() == 1024);
+}
+
+// Change 49: sampled victims (ways > 0). Reading D bytes twice through a cache of C: the exact
+// LRU keeps all of it when D < C and none of it when C < D (a cyclic pattern evicts each chunk
+// just before its reuse); a W-way sampled cache has a soft edge: it loses some below C and keeps
+// some above, less of either the larger W is, and a run is reproducible.
+TEST_CASE("L2Cache with sampled victims has a soft edge", "[sim][l2][cache][change49]") {
+    constexpr std::int64_t kCap = 4 << 20, kChunk = 4096;
+    auto reread_misses = [&](int ways, double size_share) {
+        L2Cache cache;
+        cache.reset(kCap, kChunk, 1, 0.0, ways, 12345);
+        const auto bytes = static_cast<std::int64_t>(size_share * kCap) / kChunk * kChunk;
+        cache.set_buffer(0, bytes, kChunk);
+        L2Access first, second;
+        for (std::int64_t a = 0; a < bytes; a += kChunk) cache.load(0, a, a + kChunk, first);
+        for (std::int64_t a = 0; a < bytes; a += kChunk) cache.load(0, a, a + kChunk, second);
+        CHECK(first.fill_bytes == bytes);
+        CHECK(cache.used_bytes() <= kCap);
+        return static_cast<double>(second.fill_bytes) / static_cast<double>(bytes);
+    };
+    CHECK(reread_misses(0, 0.9) == 0.0);
+    CHECK(reread_misses(0, 1.1) == 1.0);
+    // (Below the capacity nothing is evicted at all: the soft edge shows once the cache is full,
+    // so 0.9 of it read after a first 0.5 that filled it.)
+    for (const int w : {4, 12}) {
+        INFO("ways " << w);
+        const double above = reread_misses(w, 1.1);
+        CHECK(above > 0.05);
+        CHECK(above < 0.95);
+        CHECK(reread_misses(w, 1.1) == above);  // same seed, same victims
+    }
+    CHECK(reread_misses(12, 1.1) > reread_misses(4, 1.1));  // more ways: closer to the LRU
+    CHECK(reread_misses(12, 1.6) > reread_misses(12, 1.1));
+    // Filled beforehand by other data, a set smaller than the cache loses part of it.
+    L2Cache cache;
+    cache.reset(kCap, kChunk, 2, 0.0, 8, 99);
+    cache.set_buffer(0, kCap, kChunk);
+    cache.set_buffer(1, kCap, kChunk);
+    L2Access fill, first, second;
+    for (std::int64_t a = 0; a < kCap; a += kChunk) cache.load(1, a, a + kChunk, fill);
+    const std::int64_t part = kCap * 8 / 10 / kChunk * kChunk;
+    for (std::int64_t a = 0; a < part; a += kChunk) cache.load(0, a, a + kChunk, first);
+    for (std::int64_t a = 0; a < part; a += kChunk) cache.load(0, a, a + kChunk, second);
+    CHECK(second.fill_bytes > 0);         // the exact LRU would keep every chunk of it
+    CHECK(second.fill_bytes < part / 2);  // but most of it stays
+}
+
 TEST_CASE("L2System: chunk homes are balanced over the partitions", "[sim][l2][cache]") {
     L2System sys;
     sys.reset(1 << 20, 2, 1024, 3);

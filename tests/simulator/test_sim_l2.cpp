@@ -135,6 +135,53 @@ TEST_CASE("a dirty limit: a store stream keeps the limit dirty, the rest reaches
     CHECK(bad.error().message.find("l2_dirty_limit") != std::string::npos);
 }
 
+// Calibration::l2_ways and l2_store_copy (docs/validation change 49): off by default (the
+// profile without them predicts exactly as before), a stream twice through 1.2 L2s keeps part of
+// it with sampled victims where the exact LRU keeps none, both round-trip through a profile and
+// bad values are refused by name.
+TEST_CASE("l2_ways and l2_store_copy: optional, a soft edge, range-checked", "[sim][l2][change49]") {
+    Hardware hw = test::test_gpu();
+    SimpleLaunch r;
+    r.blocks = 264;
+    r.iterations = 4;
+    r.load_bytes = static_cast<std::int64_t>(static_cast<double>(hw.l2_bytes) * 1.2 / 264 / 4) / 4096 * 4096;
+    const Launch l = make_simple_launch(r);  // 1.2 L2s of private data, read by two launches
+    const Prediction lru = run({l, l}, hw);
+    CHECK(lru.launches.at(1).metrics[Metric::dram_bytes_read] == lru.launches.at(0).metrics[Metric::dram_bytes_read]);
+    Hardware soft = hw;
+    soft.calibration.calibrated = true;
+    soft.calibration.l2_ways = 12;
+    const Prediction s = run({l, l}, soft);
+    CHECK(s.launches.at(1).metrics[Metric::dram_bytes_read] < 0.9 * lru.launches.at(1).metrics[Metric::dram_bytes_read]);
+    CHECK(run({l, l}, soft).total[Metric::dram_bytes_read] == s.total[Metric::dram_bytes_read]);  // reproducible
+    soft.calibration.l2_store_copy = 1;
+    const std::string text = hardware_to_json(soft);
+    CHECK(hardware_to_json(hw).find("l2_ways") == std::string::npos);  // optional: not written at 0
+    auto back = parse_hardware(text, "test");
+    INFO((back ? std::string() : back.error().message));
+    REQUIRE(back.ok());
+    CHECK(back->calibration.l2_ways == 12);
+    CHECK(back->calibration.l2_store_copy == 1);
+    CHECK(profile_fingerprint(*back) != profile_fingerprint(hw));
+    for (const auto& [field, bad_value] : {std::pair{"l2_ways", "2.5"}, std::pair{"l2_ways", "300"},
+                                           std::pair{"l2_ways", "-1"}, std::pair{"l2_store_copy", "0.5"}}) {
+        std::string bad = text;
+        const std::string key = std::string("\"") + field + "\":";
+        const auto at = bad.find(key);
+        REQUIRE(at != std::string::npos);
+        const auto end = bad.find_first_of(",}", at);
+        bad.replace(at, end - at, key + bad_value);
+        auto parsed = parse_hardware(bad, "test");
+        INFO(field << " = " << bad_value);
+        REQUIRE_FALSE(parsed.ok());
+        CHECK(parsed.error().message.find(field) != std::string::npos);
+    }
+    soft.calibration.l2_ways = 3.5;  // set in code, not read from a file: simulate refuses it
+    auto refused = sim::simulate(test::test_workload(), {l}, soft, sim::Options{});
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.error().message.find("l2_ways") != std::string::npos);
+}
+
 TEST_CASE("strided rows narrower than a sector over-fetch whole sectors", "[sim][l2]") {
     const Hardware hw = test::test_gpu();
     Launch l;

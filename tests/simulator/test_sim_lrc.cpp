@@ -73,6 +73,30 @@ TEST_CASE("two blocks reading the same tiles in step: one of each pair merges p 
     }
 }
 
+// Change 49: with lrc_block_distance D a join of two blocks d apart in launch order merges a
+// further exp(-d / D); the two blocks of `reader(2, ...)` are neighbours (d = 1).
+TEST_CASE("lrc_block_distance: a join of blocks d apart merges a further exp(-d / D)", "[sim][lrc][change49]") {
+    const Launch l = reader(2, true);
+    const Prediction plain = test::run({l}, lrc_gpu(1, 0.9, 0.25));
+    REQUIRE(coalesced(plain) > 0);
+    for (const double d : {0.5, 2.0, 8.0}) {
+        Hardware hw = lrc_gpu(1, 0.9, 0.25);
+        hw.calibration.lrc_block_distance = d;
+        INFO("D = " << d);
+        CHECK(coalesced(test::run({l}, hw)) == Approx(coalesced(plain) * std::exp(-1.0 / d)).epsilon(1e-12));
+    }
+    // Many blocks in step: the farther the partners may be, the less merges; 0 = no factor.
+    const Launch many = reader(132, true);
+    double last = coalesced(test::run({many}, lrc_gpu(1, 1, 0)));
+    for (const double d : {64.0, 8.0, 1.0}) {
+        Hardware hw = lrc_gpu(1, 1, 0);
+        hw.calibration.lrc_block_distance = d;
+        const double now = coalesced(test::run({many}, hw));
+        CHECK(now < last);
+        last = now;
+    }
+}
+
 TEST_CASE("requests merge in pairs: of many blocks in step at most half merge", "[sim][lrc]") {
     const Launch l = reader(132, true);  // one block per SM, all reading the same tiles
     const Prediction on = test::run({l}, lrc_gpu(1, 1, 0));
