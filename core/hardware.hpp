@@ -215,12 +215,12 @@ struct Calibration {
     // number in [0, 256]. Measured by kernels/tools/l2_reuse_probe.cu: the H100 re-reads from DRAM
     // 0.8% of 28 MiB, 7% of 32, 36% of 36, 80% of 40 and 99% of 44 MiB read twice, where the exact
     // LRU loses nothing up to 32 MiB and everything from 36; W = 12 replays that curve best
-    // (build/release/bin/l2_probe_replay --ways 12; rms 0.037 against 0.156).
+    // (build/release/bin/l2_probe_replay --ways 12; rms 0.036 against 0.156).
     double l2_ways = 0.0;
     // Simulator: 1 = a store from an SM of the partition that is not the chunk's home leaves a clean
     // copy in the SM's partition, as a far load does (change 49; 0, the default: the near copy is
     // dropped). The same probe's read-and-copy curve: its re-read loses 13% at 16 MiB and 50% at
-    // 20, which only a store that takes room in both partitions comes near (replay rms 0.115
+    // 20, which only a store that takes room in both partitions comes near (replay rms 0.114
     // with W = 12 against 0.194 without the copy).
     double l2_store_copy = 0.0;
     // Simulator: the L2 request coalescer (LRC) of GH100, which merges a read request for a sector

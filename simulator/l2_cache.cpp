@@ -18,6 +18,10 @@ void L2Cache::reset(std::int64_t capacity_bytes, std::int64_t min_chunk_bytes, s
     used_bytes_ = 0;
     dirty_bytes_ = 0;
     nodes_.clear();
+    stamps_.clear();
+    live_ids_.clear();
+    live_stamps_.clear();
+    live_pos_.clear();
     free_.clear();
     lru_.clear();
     // The chunk map grows on demand (pages are allocated as chunks arrive), so the bound on live
@@ -84,31 +88,60 @@ void L2Cache::map_erase(std::uint64_t key) {
     }
 }
 
-std::uint32_t L2Cache::sampled_victim() {
-    std::uint32_t victim = kNil;
-    const auto n = static_cast<std::uint64_t>(nodes_.size());
-    for (int k = 0; k < ways_;) {
-        // splitmix64
-        std::uint64_t x = (rng_ += 0x9e3779b97f4a7c15ull);
-        x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-        x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-        x ^= x >> 31;
-        const auto i = static_cast<std::uint32_t>(x % n);
-        if (nodes_[i].bytes == 0) continue;  // a free node: draw again (live_ > 0, so one is live)
-        if (victim == kNil || nodes_[i].stamp < nodes_[victim].stamp) victim = i;
-        ++k;
+std::uint64_t L2Cache::next_random() {  // splitmix64
+    std::uint64_t x = (rng_ += 0x9e3779b97f4a7c15ull);
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+// Sampled victims, chosen kBatch at a time when chunks are small: all kBatch x ways_ draws are
+// made (and their stamps prefetched) before any is compared, and the victims' nodes before any is
+// evicted, so the random reads overlap (a streaming launch evicts tens of millions of chunks).
+// Each victim is still the least recent of its own ways_ draws; the batch leaves up to
+// kBatch - 1 chunks free, at most 1/256 of the partition. A victim drawn twice is evicted once.
+void L2Cache::evict_sampled(std::int64_t chunk, L2Access& acc) {
+    constexpr int kBatch = 8;
+    constexpr int kMaxDraws = 512;  // ways_ <= 256 (simulate.cpp checks it)
+    const int batch = (kBatch * chunk <= capacity_bytes_ / 256) ? std::max(1, std::min(kBatch, kMaxDraws / ways_)) : 1;
+    const auto n = static_cast<std::uint64_t>(live_ids_.size());
+    std::size_t pos[kMaxDraws];
+    const int draws = batch * ways_;
+    for (int k = 0; k < draws; ++k) {
+        pos[k] = static_cast<std::size_t>(((next_random() >> 32) * n) >> 32);  // uniform in [0, n), no division
+        __builtin_prefetch(&live_stamps_[pos[k]]);
     }
-    return victim;
+    std::uint32_t victims[kBatch];
+    for (int j = 0; j < batch; ++j) {
+        std::size_t best = pos[j * ways_];
+        for (int k = 1; k < ways_; ++k) {
+            const std::size_t q = pos[j * ways_ + k];
+            if (live_stamps_[q] < live_stamps_[best]) best = q;
+        }
+        victims[j] = live_ids_[best];
+        __builtin_prefetch(&nodes_[victims[j]]);
+    }
+    for (int j = 0; j < batch; ++j) {
+        if (j + 1 < batch) prefetch_map_slot(nodes_[victims[j + 1]].key);
+        const std::uint32_t v = victims[j];
+        const std::uint32_t at = live_pos_[v];
+        if (at < live_ids_.size() && live_ids_[at] == v && nodes_[v].bytes > 0) evict(v, acc);
+    }
+}
+
+void L2Cache::unlist_live(std::uint32_t n) {
+    const std::uint32_t pos = live_pos_[n], last = live_ids_.back();
+    live_ids_[pos] = last;
+    live_stamps_[pos] = live_stamps_.back();
+    live_pos_[last] = pos;
+    live_ids_.pop_back();
+    live_stamps_.pop_back();
 }
 
 void L2Cache::evict_one(L2Access& acc) {
-    if (ways_ > 0 && live_ > 0) {
-        evict(sampled_victim(), acc);
-        return;
-    }
     // The least recent chunk: with a dirty limit the chunks sit in two lists, and the older tail goes.
     std::uint32_t victim = lru_.tail;
-    if (split_ && dirty_lru_.tail != kNil && (victim == kNil || nodes_[dirty_lru_.tail].stamp < nodes_[victim].stamp))
+    if (split_ && dirty_lru_.tail != kNil && (victim == kNil || stamps_[dirty_lru_.tail] < stamps_[victim]))
         victim = dirty_lru_.tail;
     evict(victim, acc);
 }
@@ -117,23 +150,27 @@ void L2Cache::limit_dirty(L2Access& acc) {
     while (split_ && dirty_bytes_ > dirty_limit_bytes_ && dirty_lru_.tail != kNil) evict(dirty_lru_.tail, acc);
 }
 
+void L2Cache::prefetch_map_slot(std::uint64_t key) const {
+    const auto id = static_cast<std::uint32_t>(key >> kKeyShift);
+    const std::uint64_t c = key & kChunkMask;
+    const BufferInfo& b = buffers_[id];
+    const auto page = static_cast<std::size_t>(c >> kPageBits);
+    if (page < b.dir_pages) {
+        const std::uint32_t d = dir_[b.dir_begin + page];
+        if (d != kNil) __builtin_prefetch(&pool_[(static_cast<std::size_t>(d) << kPageBits) + (c & (kPageChunks - 1))]);
+    }
+}
+
 void L2Cache::evict(std::uint32_t victim, L2Access& acc) {
     Node& v = nodes_[victim];
     // Evictions walk the LRU list from its tail, through nodes scattered over a table of
     // megabytes: each is a cache miss on the host. The next victim (v.prev) was prefetched by the
     // previous eviction; prefetch the one after it and the next victim's map slot now, so that
     // a streaming insert finds them in cache (pure speed: nothing observable changes).
-    if (v.prev != kNil) {
+    if (ways_ == 0 && v.prev != kNil) {
         const Node& next = nodes_[v.prev];
         if (next.prev != kNil) __builtin_prefetch(&nodes_[next.prev]);
-        const auto id = static_cast<std::uint32_t>(next.key >> kKeyShift);
-        const std::uint64_t c = next.key & kChunkMask;
-        const BufferInfo& b = buffers_[id];
-        const auto page = static_cast<std::size_t>(c >> kPageBits);
-        if (page < b.dir_pages) {
-            const std::uint32_t d = dir_[b.dir_begin + page];
-            if (d != kNil) __builtin_prefetch(&pool_[(static_cast<std::size_t>(d) << kPageBits) + (c & (kPageChunks - 1))]);
-        }
+        prefetch_map_slot(next.key);
     }
     if (v.dirty) {
         acc.writeback_bytes += v.bytes;
@@ -142,7 +179,8 @@ void L2Cache::evict(std::uint32_t victim, L2Access& acc) {
     used_bytes_ -= v.bytes;
     map_erase(v.key);
     --live_;
-    list_of(v).unlink(nodes_, victim);
+    if (listed(v)) list_of(v).unlink(nodes_, victim);
+    if (ways_ > 0) unlist_live(victim);
     v.bytes = 0;
     free_.push_back(victim);
 }
@@ -189,32 +227,44 @@ std::int64_t L2Cache::chunk_size(std::uint32_t id, std::uint64_t c) const {
 }
 
 void L2Cache::promote(std::uint32_t n, bool dirty) {
-    if (split_ || ways_ > 0) nodes_[n].stamp = ++tick_;
-    if (dirty && !nodes_[n].dirty) {
-        list_of(nodes_[n]).unlink(nodes_, n);
-        nodes_[n].dirty = true;
-        dirty_bytes_ += nodes_[n].bytes;
-        list_of(nodes_[n]).push_front(nodes_, n);
+    if (split_ || ways_ > 0) stamp(n);
+    Node& x = nodes_[n];
+    if (dirty && !x.dirty) {
+        if (listed(x)) list_of(x).unlink(nodes_, n);
+        x.dirty = true;
+        dirty_bytes_ += x.bytes;
+        if (listed(x)) list_of(x).push_front(nodes_, n);
         return;
     }
-    list_of(nodes_[n]).to_front(nodes_, n);
+    if (listed(x)) list_of(x).to_front(nodes_, n);
 }
 
 bool L2Cache::insert(std::uint32_t id, std::uint64_t c, std::int64_t chunk, bool dirty, L2Access& acc) {
     if (chunk > capacity_bytes_) return false;
-    while (used_bytes_ + chunk > capacity_bytes_ && (lru_.tail != kNil || dirty_lru_.tail != kNil)) evict_one(acc);
+    while (used_bytes_ + chunk > capacity_bytes_ && live_ > 0) {
+        if (ways_ > 0) evict_sampled(chunk, acc);
+        else evict_one(acc);
+    }
     const std::uint32_t idx = take_node(nodes_, free_);
     Node& x = nodes_[idx];
     x.key = (static_cast<std::uint64_t>(id) << kKeyShift) | c;
     x.bytes = static_cast<std::uint32_t>(chunk);
     x.dirty = dirty;
-    x.stamp = ++tick_;
+    if (ways_ > 0) {
+        if (live_pos_.size() < nodes_.size()) live_pos_.resize(nodes_.size(), 0);
+        live_pos_[idx] = static_cast<std::uint32_t>(live_ids_.size());
+        live_ids_.push_back(idx);
+        live_stamps_.push_back(0);
+    } else if (stamps_.size() < nodes_.size()) {
+        stamps_.resize(nodes_.size(), 0);
+    }
+    stamp(idx);
     x.ready_ns = dirty ? 0.0 : fill_ready_ns_;  // a load's fill lands then (0 without a clock)
     used_bytes_ += chunk;
     if (dirty) dirty_bytes_ += chunk;
     ++live_;
     map_insert(id, c, idx);
-    list_of(x).push_front(nodes_, idx);
+    if (listed(x)) list_of(x).push_front(nodes_, idx);
     return true;
 }
 
@@ -224,7 +274,8 @@ void L2Cache::drop(std::uint32_t n) {
     used_bytes_ -= v.bytes;
     map_erase(v.key);
     --live_;
-    list_of(v).unlink(nodes_, n);
+    if (listed(v)) list_of(v).unlink(nodes_, n);
+    if (ways_ > 0) unlist_live(n);
     v.bytes = 0;
     free_.push_back(n);
 }

@@ -112,7 +112,6 @@ private:
         std::uint32_t prev = kNil, next = kNil;  // LRU list (lru_): head = most recent
         std::uint32_t bytes = 0;
         bool dirty = false;
-        std::uint64_t stamp = 0;  // last use (split_ or ways_ only); bytes == 0 marks a free node
         double ready_ns = 0;      // when a load's fill of this chunk lands (set_clock; 0 = not pending)
     };
     struct BufferInfo {
@@ -152,6 +151,23 @@ private:
     std::int64_t dirty_bytes_ = 0;
     std::vector<BufferInfo> buffers_;
     std::vector<Node> nodes_;
+    // Last use of each node (split_ or ways_ only; 0 = a free node), apart from the nodes so that
+    // sampled victims (ways_) read a compact array: 8 bytes a chunk, not a whole node.
+    std::vector<std::uint64_t> stamps_;
+    // ways_ only: the live nodes densely, their last uses in the same order (a sample draws from
+    // these, never from free nodes, which may outnumber them after large chunks replaced small
+    // ones; one read per draw), and each node's place in them. Clean nodes are then in no list:
+    // nothing needs their order, and relinking them on every hit cost more than the samples.
+    std::vector<std::uint32_t> live_ids_;
+    std::vector<std::uint64_t> live_stamps_;
+    std::vector<std::uint32_t> live_pos_;
+    bool listed(const Node& n) const { return ways_ == 0 || (split_ && n.dirty); }
+    void stamp(std::uint32_t n) {
+        ++tick_;
+        if (ways_ > 0) live_stamps_[live_pos_[n]] = tick_;
+        else stamps_[n] = tick_;
+    }
+    void unlist_live(std::uint32_t n);  // ways_ only: takes `n` out of live_ids_
     std::vector<std::uint32_t> free_;
     std::vector<std::uint32_t> dir_;         // page index per (buffer, page of chunks); kNil = none
     std::vector<std::uint32_t> pool_;        // pages: kPageChunks node indices each (kNil = absent)
@@ -165,7 +181,11 @@ private:
     double now_ns_ = 0, fill_ready_ns_ = 0;  // set_clock
     LruList& list_of(const Node& n) { return (split_ && n.dirty) ? dirty_lru_ : lru_; }
     void evict(std::uint32_t victim, L2Access& acc);
-    std::uint32_t sampled_victim();  // ways_ > 0: the least recent of ways_ random live chunks
+    // ways_ > 0: evicts victims, each the least recent of ways_ random live chunks, to make room
+    // for a chunk of `chunk` bytes (a few at a time, l2_cache.cpp).
+    void evict_sampled(std::int64_t chunk, L2Access& acc);
+    std::uint64_t next_random();
+    void prefetch_map_slot(std::uint64_t key) const;  // pure speed: the chunk map's slot of `key`
     std::int64_t live_ = 0;  // chunks in the cache
     int ways_ = 0;
     std::uint64_t rng_ = 0;
