@@ -238,9 +238,11 @@ struct Calibration {
     double lrc_in_step_one_block = 0.0;
     double lrc_in_step_several_blocks = 0.0;
     double lrc_lock_loss_per_iteration = 0.0;
-    // Simulator: blocks D apart in launch order that read the same region join with a further
-    // factor exp(-D / lrc_block_distance) (change 49): the GPU dispatches blocks in order, so
-    // neighbours start together and blocks far apart in the order less so. 0 (the default) = no
+    // Simulator: a join of two blocks d apart in launch order merges a further exp(-d / this)
+    // (docs/validation change 49): the GPU hands out blocks in order, so neighbours start together.
+    // The H100's coalescer merges 1.3-2.2 times more of a 128x64 GEMM tile's reads (its 8 KiB A
+    // tile shared by neighbours in a grid row) than of a 64x128 tile's (its 8 KiB B tile shared
+    // by blocks a grid row apart), bench/results/h100_lrc_coalescing.jsonl. 0 (the default) = no
     // such factor.
     double lrc_block_distance = 0.0;
     bool lrc_model() const { return lrc_in_step_one_block > 0 || lrc_in_step_several_blocks > 0; }
