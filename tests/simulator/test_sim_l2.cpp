@@ -165,13 +165,7 @@ TEST_CASE("l2_ways and l2_store_copy: optional, a soft edge, range-checked", "[s
     CHECK(profile_fingerprint(*back) != profile_fingerprint(hw));
     for (const auto& [field, bad_value] : {std::pair{"l2_ways", "2.5"}, std::pair{"l2_ways", "300"},
                                            std::pair{"l2_ways", "-1"}, std::pair{"l2_store_copy", "0.5"}}) {
-        std::string bad = text;
-        const std::string key = std::string("\"") + field + "\":";
-        const auto at = bad.find(key);
-        REQUIRE(at != std::string::npos);
-        const auto end = bad.find_first_of(",}", at);
-        bad.replace(at, end - at, key + bad_value);
-        auto parsed = parse_hardware(bad, "test");
+        auto parsed = parse_hardware(test::with_field(text, field, bad_value), "test");
         INFO(field << " = " << bad_value);
         REQUIRE_FALSE(parsed.ok());
         CHECK(parsed.error().message.find(field) != std::string::npos);
