@@ -125,7 +125,7 @@ void L2Cache::evict_sampled(std::int64_t chunk, L2Access& acc) {
         if (j + 1 < batch) prefetch_map_slot(nodes_[victims[j + 1]].key);
         const std::uint32_t v = victims[j];
         const std::uint32_t at = live_pos_[v];
-        if (at < live_ids_.size() && live_ids_[at] == v && nodes_[v].bytes > 0) evict(v, acc);
+        if (at < live_ids_.size() && live_ids_[at] == v) evict(v, acc);  // not drawn twice
     }
 }
 
@@ -181,7 +181,6 @@ void L2Cache::evict(std::uint32_t victim, L2Access& acc) {
     --live_;
     if (listed(v)) list_of(v).unlink(nodes_, victim);
     if (ways_ > 0) unlist_live(victim);
-    v.bytes = 0;
     free_.push_back(victim);
 }
 
@@ -276,7 +275,6 @@ void L2Cache::drop(std::uint32_t n) {
     --live_;
     if (listed(v)) list_of(v).unlink(nodes_, n);
     if (ways_ > 0) unlist_live(n);
-    v.bytes = 0;
     free_.push_back(n);
 }
 
