@@ -10,8 +10,9 @@
 # iterations (launch, prologue, epilogue), which the data set's sweeps mix (the number of
 # iterations, the L2's reuse and the tail change together there).
 # Usage (device call, repo root, .deps/calib carried from validate/scripts/stage.sh):
-#   OUT=... validate/scripts/length_series.sh   -> $OUT/length.jsonl (pretty JSON objects, one per
-#   case), $OUT/log.txt, $OUT/smi.csv. Compare with a profile: validate/scripts/length_series.py.
+#   OUT=... validate/scripts/length_series.sh   -> $OUT/length.jsonl (one measured case per line,
+#   what `tilescope validate --measurements` reads), $OUT/log.txt, $OUT/smi.csv. Compare with a
+#   profile: validate/scripts/length_series.py on a `validate --split all --format json` report.
 SERIES_FILE=length.jsonl
 . "$(dirname "$0")/series_common.sh"
 # d Br Bc blocks-per-SM (the H100's occupancy for the compiled kernels, as the data set records)
@@ -52,4 +53,18 @@ done <<'TILES'
 128 64 2
 128 128 1
 TILES
+# measure --format json writes each case as a pretty-printed object: one line each, as JSON Lines.
+python3 - "$OUT/$SERIES_FILE" <<'PY'
+import json, sys
+text = open(sys.argv[1]).read()
+decoder, at, cases = json.JSONDecoder(), 0, []
+while True:
+    while at < len(text) and text[at].isspace():
+        at += 1
+    if at == len(text):
+        break
+    case, at = decoder.raw_decode(text, at)
+    cases.append(json.dumps(case))
+open(sys.argv[1], "w").write("".join(c + "\n" for c in cases))
+PY
 tail -n 5 "$OUT/log.txt"
