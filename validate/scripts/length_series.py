@@ -25,8 +25,6 @@ def line(points):
     mx = sum(x for x, _ in points) / n
     my = sum(y for _, y in points) / n
     sxx = sum((x - mx) ** 2 for x, _ in points)
-    if sxx == 0:
-        sys.exit("length_series.py: a tile has a single length; the series needs several")
     slope = sum((x - mx) * (y - my) for x, y in points) / sxx
     return my - slope * mx, slope
 
@@ -51,6 +49,8 @@ print("%-20s %-47s %-26s %s" % ("tile", "predicted / measured at n = 1, 2, 4, ..
 for key in sorted(tiles):
     rows = sorted(tiles[key])
     long_rows = [r for r in rows if r[0] >= 4]
+    if len({n for n, _, _ in long_rows}) < 2:
+        sys.exit("length_series.py: %s has fewer than two lengths of 4 or more iterations" % key)
     fm, im = line([(n, m) for n, m, _ in long_rows])
     fp, ip = line([(n, p) for n, _, p in long_rows])
     ratios = " ".join("%.2f" % (p / m) for _, m, p in rows)
