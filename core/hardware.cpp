@@ -111,6 +111,7 @@ const std::vector<CalSpec>& calibration_specs() {
         {"warp_load_issue_serial", &Calibration::warp_load_issue_serial, CalRule::flag, true},
         {"warp_fill_wait_ns_per_byte", &Calibration::warp_fill_wait_ns_per_byte, CalRule::non_negative, true},
         {"warp_wait_shared", &Calibration::warp_wait_shared, CalRule::flag, true},
+        {"warp_smsp_pacing", &Calibration::warp_smsp_pacing, CalRule::flag, true},
         {"sm_l2_bytes_per_cycle", &Calibration::sm_l2_bytes_per_cycle, CalRule::positive},
         {"load_latency_scale", &Calibration::load_latency_scale, CalRule::positive, true},
         {"load_latency_ns_per_byte", &Calibration::load_latency_ns_per_byte, CalRule::non_negative, true},
@@ -355,6 +356,10 @@ public:
             return fail("$.calibration.warp_wait_shared",
                         "1 needs warp_issue_model 0 and warp_queue_model 0 (got " + num(c.warp_issue_model) + " and " +
                             num(c.warp_queue_model) + "; it is a law of the power-law form's wait)");
+        if (c.warp_smsp_pacing != 0.0 && (c.warp_issue_model != 0.0 || c.warp_queue_model != 0.0))
+            return fail("$.calibration.warp_smsp_pacing",
+                        "1 needs warp_issue_model 0 and warp_queue_model 0 (got " + num(c.warp_issue_model) + " and " +
+                            num(c.warp_queue_model) + "; it is a law of the power-law form)");
         if (c.l2_ways != std::floor(c.l2_ways) || c.l2_ways > 256)
             return fail("$.calibration.l2_ways", "must be a whole number in [0, 256] (got " + num(c.l2_ways) + ")");
         if (c.fragment_store_own_drain != 0.0 && !(c.fragment_store_bytes_per_s > 0))
@@ -591,6 +596,7 @@ std::string profile_fingerprint(const Hardware& hw) {
         if (c.warp_load_issue_serial != 0.0) cal << " warp_load_issue_serial " << c.warp_load_issue_serial;
         if (c.warp_fill_wait_ns_per_byte > 0) cal << " warp_fill_wait_ns_per_byte " << c.warp_fill_wait_ns_per_byte;
         if (c.warp_wait_shared != 0.0) cal << " warp_wait_shared " << c.warp_wait_shared;
+        if (c.warp_smsp_pacing != 0.0) cal << " warp_smsp_pacing " << c.warp_smsp_pacing;
     }
     if (c.load_latency_scale != 1.0) cal << " load_latency_scale " << c.load_latency_scale;
     if (c.load_latency_ns_per_byte > 0) cal << " load_latency_ns_per_byte " << c.load_latency_ns_per_byte;

@@ -107,10 +107,25 @@ struct Calibration {
     // a quarter of each iteration, which the H100's per-wave times do not show (change 48).
     // Power-law form only. 0 = off: profiles without the field predict exactly as before.
     double warp_wait_shared = 0.0;
+    // Simulator: each block is paced by the busiest SM sub-partition its warps sit on (0 or 1;
+    // docs/validation change 52). The power law's k is the SM's average of warps per
+    // sub-partition, B x w / 4; but warps are whole, and the GPU puts warp slot i of an SM on
+    // sub-partition i mod 4, a block's w warps in consecutive slots. Three blocks of two warps then
+    // load the sub-partitions 2, 2, 1, 1: blocks 0 and 2 share two warps per sub-partition and
+    // block 1 has its own. With 1, a block's work uses its own k_s (the most warps on any of its
+    // sub-partitions): the stretched terms scale by (k_s / k)^(1 - exponent) and the serial load
+    // issue by k_s / k. In a one-wave launch the slowest blocks set the time (the length series,
+    // change 51, measured 32 x 128 at d = 64, 3 blocks of 2 warps, 1.32 x slower per iteration than
+    // 32 x 64 with 6, where the average k gave 1.20 x); in a many-wave launch a light slot takes
+    // more blocks and the SM's throughput stays near the average's. Power-law form only. Only
+    // launches whose blocks load the sub-partitions unevenly change (4- and 8-warp blocks never
+    // do). 0 = off: profiles without the field predict exactly as before.
+    double warp_smsp_pacing = 0.0;
     bool warp_model() const {
         return warp_iteration_ns > 0 || warp_load_issue_ns_per_byte > 0 || warp_overlap_exponent != 1.0 ||
                warp_smem_read_ns_per_byte > 0 || warp_op_ns > 0 || warp_issue_model != 0.0 || warp_queue_model != 0.0 ||
-               warp_load_issue_serial != 0.0 || warp_fill_wait_ns_per_byte > 0 || warp_wait_shared != 0.0;
+               warp_load_issue_serial != 0.0 || warp_fill_wait_ns_per_byte > 0 || warp_wait_shared != 0.0 ||
+               warp_smsp_pacing != 0.0;
     }
     // Simulator: exposed latency of a tile load, as a multiple of the pointer-chase latencies
     // (hbm_latency_ns, l2_latency_ns). A pointer chase times one dependent 4-byte load on an idle

@@ -446,6 +446,12 @@ private:
     std::array<double, kUnits> memo_amount_{}, memo_frac_{};
     double memo_load_bytes_ = 0, memo_smem_read_ = 0;
     double memo_comp_ns_ = 0;
+    double memo_ld_ns_ = 0;  // the serial load issue's part of memo_comp_ns_ (Phase::warp_ld_ns)
+    // Calibration::warp_smsp_pacing (change 52): per slot index on an SM, the factors its blocks'
+    // SM work takes, (k_s / k)^(1-g) for the stretched terms and k_s / k for the serial load
+    // issue (Phase::warp_ld_ns). Empty when the launch's blocks load the sub-partitions evenly
+    // (or the flag is off): every factor would be 1.
+    std::vector<double> smsp_pow_, smsp_lin_;
     LaunchResult out_;
     // Totals (integers for bytes so that L2-off runs equal analytic() exactly).
     std::int64_t load_bytes_ = 0, store_bytes_ = 0, hit_bytes_ = 0, fill_bytes_ = 0, writeback_bytes_ = 0;
@@ -601,7 +607,16 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
                 t[u] = amount[u] / rate[u];
                 comp_ns = std::max(comp_ns, t[u]);
             }
-            if (warp_.on) comp_ns = std::max(comp_ns, warp_.work(tensor, load_bytes, smem_read, fp32 + sfu));
+            double ld_ns = 0;
+            if (warp_.on) {
+                const double w = warp_.work(tensor, load_bytes, smem_read, fp32 + sfu);
+                if (w > comp_ns) {
+                    comp_ns = w;
+                    // The serial load issue's part (warp_.work's k x ld / B), when it is the warp
+                    // model's time that the phase takes.
+                    if (warp_.serial_load) ld_ns = warp_.k * warp_.issue_ns_per_load_byte * load_bytes / warp_.blocks;
+                }
+            }
             std::array<double, kUnits> frac{};
             if (comp_ns > 0) {
                 for (std::size_t u = 0; u < kUnits; ++u) frac[u] = t[u] / comp_ns;
@@ -610,6 +625,7 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
             memo_load_bytes_ = load_bytes;
             memo_smem_read_ = smem_read;
             memo_comp_ns_ = comp_ns;
+            memo_ld_ns_ = ld_ns;
             memo_frac_ = frac;
         }
         // Issue form: the SM servers' per-job cap from the launch's first mma phase (or, until
@@ -636,6 +652,7 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
                                                      : warp_.iteration_ns + r.warp_fill_wait_ns_per_byte * load_bytes)
                                  : 0.0;
         ph.comp_ns = memo_comp_ns_;
+        ph.warp_ld_ns = memo_ld_ns_;
         ph.frac = memo_frac_;
         // A shared wait (Calibration::warp_wait_shared, change 48): the power law's wait becomes
         // wait / B of work on the SM server, where the B resident blocks share it, so B blocks take
@@ -1077,7 +1094,12 @@ void Engine::start_comp(std::uint32_t id) {
     const auto sm = static_cast<std::uint32_t>(slots_[j.slot].sm);
     advance_server(kFirstSmServer + sm);
     for (std::size_t u = 0; u < kUnits; ++u) sm_frac_[sm][u] += ph.frac[u];
-    servers_[kFirstSmServer + sm].add(ph.comp_ns, id);
+    double work = ph.comp_ns;
+    if (!smsp_pow_.empty()) {  // warp_smsp_pacing: this slot's own warps per sub-partition
+        const auto k = static_cast<std::size_t>(slots_[j.slot].index);
+        if (k < smsp_pow_.size()) work = (ph.comp_ns - ph.warp_ld_ns) * smsp_pow_[k] + ph.warp_ld_ns * smsp_lin_[k];
+    }
+    servers_[kFirstSmServer + sm].add(work, id);
     reschedule(kFirstSmServer + sm);
 }
 
@@ -1186,6 +1208,30 @@ Result<LaunchResult> Engine::run(double start_ns) {
     blocks_ = launch_.blocks();
     const int per_sm = std::max(1, occ_.blocks_per_sm);
     slots_per_wave_ = static_cast<std::int64_t>(sm_count_) * per_sm;
+    // Calibration::warp_smsp_pacing (change 52): the GPU puts an SM's warp slot i on sub-partition
+    // i mod a (a = the sub-partitions in use), and a block's w warps take consecutive slots, so
+    // the block in slot j has warps j w .. j w + w - 1. Its k_s is the most warps on any of its
+    // sub-partitions when the B resident slots are full; the power law's k is their average.
+    smsp_pow_.clear();
+    smsp_lin_.clear();
+    if (r.warp_smsp_pacing && warp_.on && !warp_.issue_form && !warp_.queue_form) {
+        const int w = residency_.warps_per_block;
+        const int b = static_cast<int>(residency_.blocks_per_sm);
+        const int a = std::min(std::max(1, r.sm_subpartitions), b * w);
+        std::vector<int> load(static_cast<std::size_t>(a), 0);
+        for (int i = 0; i < b * w; ++i) ++load[static_cast<std::size_t>(i % a)];
+        const double e = 1.0 - r.warp_overlap_exponent;
+        bool uneven = false;
+        for (int j = 0; j < b; ++j) {
+            int ks = 0;
+            for (int i = j * w; i < (j + 1) * w; ++i) ks = std::max(ks, load[static_cast<std::size_t>(i % a)]);
+            const double ratio = static_cast<double>(ks) / warp_.k;
+            uneven = uneven || ratio != 1.0;
+            smsp_pow_.push_back(std::pow(ratio, e));
+            smsp_lin_.push_back(ratio);
+        }
+        if (!uneven) smsp_pow_.clear(), smsp_lin_.clear();
+    }
     if (launch_.persistent && launch_.work_items < 0) {
         return make_error("launch " + launch_.name + ": work_items must be >= 0");
     }

@@ -22,6 +22,7 @@ std::int64_t coarsen_phases(std::vector<Phase>& phases, std::int64_t budget, std
         std::array<double, kUnits> unit_ns{};
         m.comp_ns = 0;
         m.comp_latency_ns = 0;
+        m.warp_ld_ns = 0;
         m.smem_bytes = 0;
         m.has_load = m.has_store = false;
         std::int64_t loads = 0;
@@ -30,6 +31,7 @@ std::int64_t coarsen_phases(std::vector<Phase>& phases, std::int64_t budget, std
             for (std::size_t u = 0; u < kUnits; ++u) unit_ns[u] += p.frac[u] * p.comp_ns;
             m.comp_ns += p.comp_ns;
             m.comp_latency_ns += p.comp_latency_ns;
+            m.warp_ld_ns += p.warp_ld_ns;
             m.smem_bytes += p.smem_bytes;
             m.has_load = m.has_load || p.has_load;
             m.has_store = m.has_store || p.has_store;

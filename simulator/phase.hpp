@@ -25,6 +25,10 @@ struct Phase {
     bool streamed = false;              // coarsened + pipelined: its compute overlaps its own loads
     std::uint32_t first_iteration = 0;  // index of its first phase before coarsening
     std::uint32_t iterations = 1;       // phases it stands for (coarsening)
+    double warp_ld_ns = 0;              // warp model, serial load issue: the part of comp_ns that is
+                                        // the sub-partition's k warps issuing their loads in turn
+                                        // (scaled by k_s / k, not (k_s / k)^(1-g), under
+                                        // Calibration::warp_smsp_pacing)
 };
 
 // Coarsening (Options::phase_budget): when blocks x phases would exceed the budget, runs of G

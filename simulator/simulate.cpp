@@ -139,6 +139,11 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
                           "warp_queue_model 0; got " + std::to_string(c.warp_issue_model) + " and " +
                           std::to_string(c.warp_queue_model) + ")");
     }
+    if (c.warp_smsp_pacing != 0.0 && (c.warp_issue_model != 0.0 || c.warp_queue_model != 0.0)) {
+        return make_error("profile " + hw.name +
+                          ": calibration.warp_smsp_pacing 1 needs warp_issue_model 0 and warp_queue_model 0 (got " +
+                          std::to_string(c.warp_issue_model) + " and " + std::to_string(c.warp_queue_model) + ")");
+    }
     if (c.warp_wait_shared != 0.0 && (c.warp_issue_model != 0.0 || c.warp_queue_model != 0.0)) {
         return make_error("profile " + hw.name +
                           ": calibration.warp_wait_shared 1 needs warp_issue_model 0 and warp_queue_model 0 (got " +
@@ -172,6 +177,7 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
     r.warp_load_issue_serial = c.warp_load_issue_serial != 0.0;
     r.warp_fill_wait_ns_per_byte = c.warp_fill_wait_ns_per_byte;
     r.warp_wait_shared = c.warp_wait_shared != 0.0;
+    r.warp_smsp_pacing = c.warp_smsp_pacing != 0.0;
     r.sm_subpartitions = std::max(1, hw.sm_subpartitions);
     r.fp32_flops_per_ns = hw.fp32_flops_per_s / sms * c.fp32_efficiency * 1e-9;
     r.sfu_ops_per_ns = hw.sfu_ops_per_s / sms * 1e-9;

@@ -14,6 +14,7 @@
 #include <functional>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/hardware.hpp"
@@ -650,5 +651,69 @@ TEST_CASE("warp model, shared wait: the flag is optional, 0 or 1, power-law form
         auto r = sim::simulate(test::test_workload(), {test::tensor_launch(1, 64, 1e3)}, f, sim::Options{});
         REQUIRE_FALSE(r.ok());
         CHECK(r.error().message.find("warp_wait_shared") != std::string::npos);
+    }
+}
+
+// Sub-partition pacing (Calibration::warp_smsp_pacing, docs/validation change 52): warp slot i of
+// an SM sits on sub-partition i mod 4 and a block's warps take consecutive slots, so three
+// two-warp blocks load the sub-partitions 2, 2, 1, 1. With the flag, blocks 0 and 2 work with
+// their own k_s = 2 and block 1 with k_s = 1, where the power law gives all three the average
+// k = 1.5.
+TEST_CASE("warp model, sub-partition pacing: uneven blocks of a one-wave launch take longer",
+          "[sim][warp_model][smsp_pacing]") {
+    Hardware hw = quiet_gpu();
+    hw.calibration.tensor_flops_per_cycle_per_warp = 64;
+    hw.calibration.warp_overlap_exponent = 0.5;
+    Hardware paced = hw;
+    paced.calibration.warp_smsp_pacing = 1;
+    const std::int64_t iterations = 32;
+    // 3 blocks of 2 warps per SM (one wave): sub-partitions 2, 2, 1, 1.
+    const Launch uneven = test::tensor_launch(132 * 3, 64, 4e6, iterations);
+    const double avg = duration(uneven, hw), own = duration(uneven, paced);
+    INFO("average k " << avg << " ns, own k_s " << own << " ns");
+    // The heavy blocks' work is (2 / 1.5)^0.5 = 1.155 x the average's. The SM server lends them
+    // what the light block leaves, up to the per-job cap, so the launch lands between the
+    // average's time and that of fully separate sub-partitions (1.155 x).
+    CHECK(own > 1.05 * avg);
+    CHECK(own < 1.16 * avg);
+    // Blocks that load the sub-partitions evenly predict exactly as without the flag: two
+    // two-warp blocks (1, 1, 1, 1), three four-warp blocks (3 each), six two-warp blocks (3 each).
+    for (const auto& [blocks_per_sm, threads] : {std::pair{2, 64}, std::pair{3, 128}, std::pair{6, 64}}) {
+        const Launch even = test::tensor_launch(132 * blocks_per_sm, threads, 4e6, iterations);
+        INFO("blocks per SM " << blocks_per_sm << ", threads " << threads);
+        CHECK(duration(even, paced) == duration(even, hw));
+    }
+}
+
+TEST_CASE("warp model, sub-partition pacing: the flag is optional, 0 or 1, power-law form only, and fingerprinted",
+          "[sim][warp_model][smsp_pacing][profile]") {
+    Hardware hw = test::test_gpu();
+    hw.calibration.calibrated = true;
+    hw.calibration.warp_iteration_ns = 250;
+    CHECK(hardware_to_json(hw).find("warp_smsp_pacing") == std::string::npos);
+    const std::string before = profile_fingerprint(hw);
+    hw.calibration.warp_smsp_pacing = 1;
+    CHECK(profile_fingerprint(hw) != before);
+    auto back = parse_hardware(hardware_to_json(hw), "test");
+    INFO((back ? std::string() : back.error().message));
+    REQUIRE(back.ok());
+    CHECK(back->calibration.warp_smsp_pacing == 1);
+    Calibration only;
+    only.warp_smsp_pacing = 1;
+    CHECK(only.warp_model());
+
+    auto half = parse_hardware(test::with_field(hardware_to_json(hw), "warp_smsp_pacing", "0.5"), "test");
+    REQUIRE_FALSE(half.ok());
+    CHECK(half.error().message.find("warp_smsp_pacing") != std::string::npos);
+    hw.calibration.warp_overlap_exponent = 1;
+    for (double Calibration::*form : {&Calibration::warp_issue_model, &Calibration::warp_queue_model}) {
+        Hardware f = hw;
+        f.calibration.*form = 1;
+        auto parsed = parse_hardware(hardware_to_json(f), "test");
+        REQUIRE_FALSE(parsed.ok());
+        CHECK(parsed.error().message.find("warp_smsp_pacing") != std::string::npos);
+        auto r = sim::simulate(test::test_workload(), {test::tensor_launch(1, 64, 1e3)}, f, sim::Options{});
+        REQUIRE_FALSE(r.ok());
+        CHECK(r.error().message.find("warp_smsp_pacing") != std::string::npos);
     }
 }
