@@ -64,6 +64,42 @@ Hardware quiet_gpu() {
     return hw;
 }
 
+// A 0-or-1 field of the warp model's power-law form (`name`, at `field`): absent from a profile
+// that leaves it 0, fingerprinted and round-tripped when 1, on its own enough to turn the warp
+// model on, 0.5 refused, and refused (by the parser and the simulator, naming it) beside the
+// issue or queue form.
+void check_power_law_flag(double Calibration::*field, const std::string& name) {
+    Hardware hw = test::test_gpu();
+    hw.calibration.calibrated = true;
+    hw.calibration.warp_iteration_ns = 250;
+    CHECK(hardware_to_json(hw).find(name) == std::string::npos);
+    const std::string before = profile_fingerprint(hw);
+    hw.calibration.*field = 1;
+    CHECK(profile_fingerprint(hw) != before);
+    auto back = parse_hardware(hardware_to_json(hw), "test");
+    INFO((back ? std::string() : back.error().message));
+    REQUIRE(back.ok());
+    CHECK(back->calibration.*field == 1);
+    Calibration only;
+    only.*field = 1;
+    CHECK(only.warp_model());
+
+    auto half = parse_hardware(test::with_field(hardware_to_json(hw), name, "0.5"), "test");
+    REQUIRE_FALSE(half.ok());
+    CHECK(half.error().message.find(name) != std::string::npos);
+    hw.calibration.warp_overlap_exponent = 1;
+    for (double Calibration::*form : {&Calibration::warp_issue_model, &Calibration::warp_queue_model}) {
+        Hardware f = hw;
+        f.calibration.*form = 1;
+        auto parsed = parse_hardware(hardware_to_json(f), "test");
+        REQUIRE_FALSE(parsed.ok());
+        CHECK(parsed.error().message.find(name) != std::string::npos);
+        auto r = sim::simulate(test::test_workload(), {test::tensor_launch(1, 64, 1e3)}, f, sim::Options{});
+        REQUIRE_FALSE(r.ok());
+        CHECK(r.error().message.find(name) != std::string::npos);
+    }
+}
+
 }  // namespace
 
 TEST_CASE("warp model: the defaults leave it off", "[sim][warp_model]") {
@@ -623,35 +659,7 @@ TEST_CASE("warp model, shared wait: blocks out of step no longer hide each other
 
 TEST_CASE("warp model, shared wait: the flag is optional, 0 or 1, power-law form only, and fingerprinted",
           "[sim][warp_model][wait_shared][profile]") {
-    Hardware hw = test::test_gpu();
-    hw.calibration.calibrated = true;
-    hw.calibration.warp_iteration_ns = 250;
-    CHECK(hardware_to_json(hw).find("warp_wait_shared") == std::string::npos);
-    const std::string before = profile_fingerprint(hw);
-    hw.calibration.warp_wait_shared = 1;
-    CHECK(profile_fingerprint(hw) != before);
-    auto back = parse_hardware(hardware_to_json(hw), "test");
-    INFO((back ? std::string() : back.error().message));
-    REQUIRE(back.ok());
-    CHECK(back->calibration.warp_wait_shared == 1);
-    Calibration only;
-    only.warp_wait_shared = 1;
-    CHECK(only.warp_model());
-
-    auto half = parse_hardware(test::with_field(hardware_to_json(hw), "warp_wait_shared", "0.5"), "test");
-    REQUIRE_FALSE(half.ok());
-    CHECK(half.error().message.find("warp_wait_shared") != std::string::npos);
-    hw.calibration.warp_overlap_exponent = 1;
-    for (double Calibration::*form : {&Calibration::warp_issue_model, &Calibration::warp_queue_model}) {
-        Hardware f = hw;
-        f.calibration.*form = 1;
-        auto parsed = parse_hardware(hardware_to_json(f), "test");
-        REQUIRE_FALSE(parsed.ok());
-        CHECK(parsed.error().message.find("warp_wait_shared") != std::string::npos);
-        auto r = sim::simulate(test::test_workload(), {test::tensor_launch(1, 64, 1e3)}, f, sim::Options{});
-        REQUIRE_FALSE(r.ok());
-        CHECK(r.error().message.find("warp_wait_shared") != std::string::npos);
-    }
+    check_power_law_flag(&Calibration::warp_wait_shared, "warp_wait_shared");
 }
 
 // Sub-partition pacing (Calibration::warp_smsp_pacing, docs/validation change 52): warp slot i of
@@ -687,33 +695,5 @@ TEST_CASE("warp model, sub-partition pacing: uneven blocks of a one-wave launch 
 
 TEST_CASE("warp model, sub-partition pacing: the flag is optional, 0 or 1, power-law form only, and fingerprinted",
           "[sim][warp_model][smsp_pacing][profile]") {
-    Hardware hw = test::test_gpu();
-    hw.calibration.calibrated = true;
-    hw.calibration.warp_iteration_ns = 250;
-    CHECK(hardware_to_json(hw).find("warp_smsp_pacing") == std::string::npos);
-    const std::string before = profile_fingerprint(hw);
-    hw.calibration.warp_smsp_pacing = 1;
-    CHECK(profile_fingerprint(hw) != before);
-    auto back = parse_hardware(hardware_to_json(hw), "test");
-    INFO((back ? std::string() : back.error().message));
-    REQUIRE(back.ok());
-    CHECK(back->calibration.warp_smsp_pacing == 1);
-    Calibration only;
-    only.warp_smsp_pacing = 1;
-    CHECK(only.warp_model());
-
-    auto half = parse_hardware(test::with_field(hardware_to_json(hw), "warp_smsp_pacing", "0.5"), "test");
-    REQUIRE_FALSE(half.ok());
-    CHECK(half.error().message.find("warp_smsp_pacing") != std::string::npos);
-    hw.calibration.warp_overlap_exponent = 1;
-    for (double Calibration::*form : {&Calibration::warp_issue_model, &Calibration::warp_queue_model}) {
-        Hardware f = hw;
-        f.calibration.*form = 1;
-        auto parsed = parse_hardware(hardware_to_json(f), "test");
-        REQUIRE_FALSE(parsed.ok());
-        CHECK(parsed.error().message.find("warp_smsp_pacing") != std::string::npos);
-        auto r = sim::simulate(test::test_workload(), {test::tensor_launch(1, 64, 1e3)}, f, sim::Options{});
-        REQUIRE_FALSE(r.ok());
-        CHECK(r.error().message.find("warp_smsp_pacing") != std::string::npos);
-    }
+    check_power_law_flag(&Calibration::warp_smsp_pacing, "warp_smsp_pacing");
 }
