@@ -449,9 +449,12 @@ private:
     double memo_ld_ns_ = 0;  // the serial load issue's part of memo_comp_ns_ (Phase::warp_ld_ns)
     // Calibration::warp_smsp_pacing (change 52): per slot index on an SM, the factors its blocks'
     // SM work takes, (k_s / k)^(1-g) for the stretched terms and k_s / k for the serial load
-    // issue (Phase::warp_ld_ns). Empty when the launch's blocks load the sub-partitions evenly
+    // issue (Phase::warp_ld_ns), one per slot index. Empty when the launch's blocks load the sub-partitions evenly
     // (or the flag is off): every factor would be 1.
-    std::vector<double> smsp_pow_, smsp_lin_;
+    struct SlotPace {
+        double stretched = 1, serial_load = 1;  // (k_s / k)^(1-g), k_s / k
+    };
+    std::vector<SlotPace> smsp_pace_;
     LaunchResult out_;
     // Totals (integers for bytes so that L2-off runs equal analytic() exactly).
     std::int64_t load_bytes_ = 0, store_bytes_ = 0, hit_bytes_ = 0, fill_bytes_ = 0, writeback_bytes_ = 0;
@@ -1095,9 +1098,10 @@ void Engine::start_comp(std::uint32_t id) {
     advance_server(kFirstSmServer + sm);
     for (std::size_t u = 0; u < kUnits; ++u) sm_frac_[sm][u] += ph.frac[u];
     double work = ph.comp_ns;
-    if (!smsp_pow_.empty()) {  // warp_smsp_pacing: this slot's own warps per sub-partition
-        const auto k = static_cast<std::size_t>(slots_[j.slot].index);
-        if (k < smsp_pow_.size()) work = (ph.comp_ns - ph.warp_ld_ns) * smsp_pow_[k] + ph.warp_ld_ns * smsp_lin_[k];
+    const auto k = static_cast<std::size_t>(slots_[j.slot].index);
+    if (k < smsp_pace_.size()) {  // warp_smsp_pacing: this slot's own warps per sub-partition
+        const SlotPace& p = smsp_pace_[k];
+        work = (ph.comp_ns - ph.warp_ld_ns) * p.stretched + ph.warp_ld_ns * p.serial_load;
     }
     servers_[kFirstSmServer + sm].add(work, id);
     reschedule(kFirstSmServer + sm);
@@ -1212,8 +1216,7 @@ Result<LaunchResult> Engine::run(double start_ns) {
     // i mod a (a = the sub-partitions in use), and a block's w warps take consecutive slots, so
     // the block in slot j has warps j w .. j w + w - 1. Its k_s is the most warps on any of its
     // sub-partitions when the B resident slots are full; the power law's k is their average.
-    smsp_pow_.clear();
-    smsp_lin_.clear();
+    smsp_pace_.clear();
     if (r.warp_smsp_pacing && warp_.on && !warp_.issue_form && !warp_.queue_form) {
         const int w = residency_.warps_per_block;
         const int b = static_cast<int>(residency_.blocks_per_sm);
@@ -1227,10 +1230,9 @@ Result<LaunchResult> Engine::run(double start_ns) {
             for (int i = j * w; i < (j + 1) * w; ++i) ks = std::max(ks, load[static_cast<std::size_t>(i % a)]);
             const double ratio = static_cast<double>(ks) / warp_.k;
             uneven = uneven || ratio != 1.0;
-            smsp_pow_.push_back(std::pow(ratio, e));
-            smsp_lin_.push_back(ratio);
+            smsp_pace_.push_back({std::pow(ratio, e), ratio});
         }
-        if (!uneven) smsp_pow_.clear(), smsp_lin_.clear();
+        if (!uneven) smsp_pace_.clear();
     }
     if (launch_.persistent && launch_.work_items < 0) {
         return make_error("launch " + launch_.name + ": work_items must be >= 0");
