@@ -115,6 +115,7 @@ const std::vector<CalSpec>& calibration_specs() {
         {"sm_l2_bytes_per_cycle", &Calibration::sm_l2_bytes_per_cycle, CalRule::positive},
         {"load_latency_scale", &Calibration::load_latency_scale, CalRule::positive, true},
         {"load_latency_ns_per_byte", &Calibration::load_latency_ns_per_byte, CalRule::non_negative, true},
+        {"pipelined_load_burst_issue", &Calibration::pipelined_load_burst_issue, CalRule::flag, true},
         {"load_latency_ns_per_tbps", &Calibration::load_latency_ns_per_tbps, CalRule::non_negative, true},
         {"block_reduction_ns", &Calibration::block_reduction_ns, CalRule::non_negative, true},
         {"fragment_store_bytes_per_s", &Calibration::fragment_store_bytes_per_s, CalRule::non_negative, true},
@@ -600,6 +601,7 @@ std::string profile_fingerprint(const Hardware& hw) {
     }
     if (c.load_latency_scale != 1.0) cal << " load_latency_scale " << c.load_latency_scale;
     if (c.load_latency_ns_per_byte > 0) cal << " load_latency_ns_per_byte " << c.load_latency_ns_per_byte;
+    if (c.pipelined_load_burst_issue != 0.0) cal << " pipelined_load_burst_issue " << c.pipelined_load_burst_issue;
     if (c.load_latency_ns_per_tbps > 0) cal << " load_latency_ns_per_tbps " << c.load_latency_ns_per_tbps;
     if (c.block_reduction_ns > 0) cal << " block_reduction_ns " << c.block_reduction_ns;
     if (c.fragment_store_bytes_per_s > 0) cal << " fragment_store_bytes_per_s " << c.fragment_store_bytes_per_s;

@@ -140,6 +140,17 @@ struct Calibration {
     // flash1 inner step with d = 128 (Q_i and O_i: 512 B per thread) waits for its last 16-byte
     // request much longer. 0 = none (the default).
     double load_latency_ns_per_byte = 0.0;
+    // Simulator: in a pipelined loop (stages >= 2) a load's burst term is the warp's load-issue
+    // cost, not the burst drain above (0 or 1; docs/validation change 53). Such a load is issued
+    // `stages - 1` iterations ahead by `cp.async` instructions that leave one at a time at the
+    // issue cost `tilescope-l2-fill-probe` measured (warp_load_issue_ns_per_byte, 1.11 ns/B on the
+    // H100), so its last request is that much later than its first; the drain term
+    // (load_latency_ns_per_byte, fitted on FlashAttention-1 and softmax loads the block waits for
+    // at once: 3.08 ns/B) charged a two-warp FlashAttention-2 block's first 32 KiB fill about
+    // 1.6 us. With 1, launches with stages >= 2 use warp_load_issue_ns_per_byte per byte per
+    // thread there; launches with stages = 1 keep load_latency_ns_per_byte. 0 = off (the default:
+    // profiles without the field predict exactly as before).
+    double pipelined_load_burst_issue = 0.0;
     // Simulator: the same round trip grows with the traffic the memory system carries: this many
     // ns per TB/s that loads in flight GPU-wide move (docs/validation change 27: on the H100 a
     // loop with one 16-byte load per lane in flight takes about 0.45 us + 0.15 us per TB/s in use,
