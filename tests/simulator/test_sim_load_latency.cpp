@@ -294,7 +294,7 @@ TEST_CASE("pipelined load burst at the issue cost: stages >= 2 use warp_load_iss
     by_hand.calibration.load_latency_ns_per_byte = 1.1;
 
     test::SimpleLaunch s;
-    s.blocks = 264;  // two per SM of the test GPU and more: a tail, shared SMs, exposed fills
+    s.blocks = 264;  // two blocks on each of the test GPU's 132 SMs: one wave, shared SMs, exposed first fills
     s.threads = 128;
     s.iterations = 8;
     s.load_bytes = 4096;
