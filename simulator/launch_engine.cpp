@@ -449,8 +449,8 @@ private:
     double memo_ld_ns_ = 0;  // the serial load issue's part of memo_comp_ns_ (Phase::warp_ld_ns)
     // Calibration::warp_smsp_pacing (change 52): per slot index on an SM, the factors its blocks'
     // SM work takes, (k_s / k)^(1-g) for the stretched terms and k_s / k for the serial load
-    // issue (Phase::warp_ld_ns), one per slot index. Empty when the launch's blocks load the sub-partitions evenly
-    // (or the flag is off): every factor would be 1.
+    // issue (Phase::warp_ld_ns), one per slot index. Empty when the launch's blocks load the
+    // sub-partitions evenly (or the flag is off): every factor would be 1.
     struct SlotPace {
         double stretched = 1, serial_load = 1;  // (k_s / k)^(1-g), k_s / k
     };

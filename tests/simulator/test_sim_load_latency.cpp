@@ -331,12 +331,7 @@ TEST_CASE("pipelined_load_burst_issue is optional, round-trips, is a 0-or-1 flag
     REQUIRE(back.ok());
     CHECK(back->calibration.pipelined_load_burst_issue == 1.0);
     CHECK(profile_fingerprint(*back) != fp_off);
-    std::string bad = text;
-    const auto at = bad.find("\"pipelined_load_burst_issue\":");
-    REQUIRE(at != std::string::npos);
-    const auto end = bad.find_first_of(",}", at);
-    bad.replace(at, end - at, "\"pipelined_load_burst_issue\":2");
-    auto r = parse_hardware(bad, "test");
+    auto r = parse_hardware(test::with_field(text, "pipelined_load_burst_issue", "2"), "test");
     REQUIRE_FALSE(r.ok());
     CHECK(r.error().message.find("pipelined_load_burst_issue") != std::string::npos);
 }
