@@ -82,7 +82,7 @@ const std::vector<FieldSpec>& field_specs() {
     return specs;
 }
 
-enum class CalRule { efficiency, non_negative, positive, probability, flag };
+enum class CalRule { efficiency, non_negative, positive, probability, flag, flag012 };
 struct CalSpec {
     const char* name;
     double Calibration::*member;
@@ -115,7 +115,7 @@ const std::vector<CalSpec>& calibration_specs() {
         {"sm_l2_bytes_per_cycle", &Calibration::sm_l2_bytes_per_cycle, CalRule::positive},
         {"load_latency_scale", &Calibration::load_latency_scale, CalRule::positive, true},
         {"load_latency_ns_per_byte", &Calibration::load_latency_ns_per_byte, CalRule::non_negative, true},
-        {"pipelined_load_burst_issue", &Calibration::pipelined_load_burst_issue, CalRule::flag, true},
+        {"pipelined_load_burst_issue", &Calibration::pipelined_load_burst_issue, CalRule::flag012, true},
         {"load_latency_ns_per_tbps", &Calibration::load_latency_ns_per_tbps, CalRule::non_negative, true},
         {"block_reduction_ns", &Calibration::block_reduction_ns, CalRule::non_negative, true},
         {"fragment_store_bytes_per_s", &Calibration::fragment_store_bytes_per_s, CalRule::non_negative, true},
@@ -322,6 +322,9 @@ public:
             } else if (it->rule == CalRule::flag) {
                 if (!nv || !(*nv == 0.0 || *nv == 1.0))
                     return fail(path, "must be 0 or 1 (got " + show(*val) + ")");
+            } else if (it->rule == CalRule::flag012) {
+                if (!nv || !(*nv == 0.0 || *nv == 1.0 || *nv == 2.0))
+                    return fail(path, "must be 0, 1 or 2 (got " + show(*val) + ")");
             } else if (it->rule == CalRule::positive) {
                 if (!nv || !std::isfinite(*nv) || *nv <= 0)
                     return fail(path, "must be a positive number (got " + show(*val) + ")");

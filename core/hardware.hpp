@@ -148,8 +148,11 @@ struct Calibration {
     // (load_latency_ns_per_byte, fitted on FlashAttention-1 and softmax loads the block waits for
     // at once: 3.08 ns/B) charged a two-warp FlashAttention-2 block's first 32 KiB fill about
     // 1.6 us. With 1, launches with stages >= 2 use warp_load_issue_ns_per_byte per byte per
-    // thread there; launches with stages = 1 keep load_latency_ns_per_byte. 0 = off (the default:
-    // profiles without the field predict exactly as before).
+    // thread there; launches with stages = 1 keep load_latency_ns_per_byte. With 2 (change 54) only
+    // pipelined launches that issue before they wait (not Launch::loads_after_wait: FlashAttention-2)
+    // do; the GEMM kernel's wait-then-issue loops keep the drain term, which change 53 found stands
+    // in there for a wait not yet measured. 0 = off (the default: profiles without the field
+    // predict exactly as before).
     double pipelined_load_burst_issue = 0.0;
     // Simulator: the same round trip grows with the traffic the memory system carries: this many
     // ns per TB/s that loads in flight GPU-wide move (docs/validation change 27: on the H100 a

@@ -798,11 +798,14 @@ bool Engine::issue_mem(std::uint32_t slot_id, std::uint32_t phase) {
     j.pending = static_cast<std::uint8_t>((hbm > 0) + (l2 > 0));
     const double loaded = requested + static_cast<double>(l1_hits);
     // The burst term: a lane's requests return one after another (load_latency_ns_per_byte); in a
-    // pipelined loop with pipelined_load_burst_issue (change 53) they leave one cp.async at a time
-    // and the warp's load-issue cost paces them instead.
-    const double burst_ns_per_byte = (st_.rates.pipelined_load_burst_issue && launch_.stages >= 2)
-                                         ? st_.rates.warp_load_issue_ns_per_byte
-                                         : st_.rates.load_latency_ns_per_byte;
+    // pipelined loop with pipelined_load_burst_issue (change 53; 2: only loops that issue before
+    // they wait, change 54) they leave one cp.async at a time and the warp's load-issue cost paces
+    // them instead.
+    const int burst_mode = st_.rates.pipelined_load_burst_issue;
+    const bool issue_paced =
+        launch_.stages >= 2 && (burst_mode == 1 || (burst_mode == 2 && !launch_.loads_after_wait));
+    const double burst_ns_per_byte =
+        issue_paced ? st_.rates.warp_load_issue_ns_per_byte : st_.rates.load_latency_ns_per_byte;
     const double per_byte = burst_ns_per_byte > 0 ? burst_ns_per_byte / std::max(1, launch_.threads_per_block) : 0.0;
     // Uncontended transfer time: the job alone at each server's per-job rate.
     double alone_ns = 0;

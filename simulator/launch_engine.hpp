@@ -43,7 +43,9 @@ struct Rates {
     double l2_latency_ns = 0;
     double l1_latency_ns = 0;                 // an L1 hit (not scaled by load_latency_scale)
     double load_latency_ns_per_byte = 0;      // per byte per thread of a load phase (burst drain)
-    bool pipelined_load_burst_issue = false;  // Calibration::pipelined_load_burst_issue (change 53)
+    // Calibration::pipelined_load_burst_issue: 0 off, 1 every pipelined launch (change 53), 2 only
+    // those that issue before they wait (change 54).
+    int pipelined_load_burst_issue = 0;
     double load_latency_ns_per_tbps = 0;      // per TB/s moved by the loads in flight (queueing)
     double block_reduction_ns = 0;            // one block-wide reduction (StepKind::reduction)
     double fragment_store_bytes_per_ns = 0;   // 0 = fragment stores cost what other stores do

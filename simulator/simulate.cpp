@@ -185,7 +185,7 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
     r.l2_latency_ns = hw.l2_latency_ns * c.load_latency_scale;
     r.l1_latency_ns = hw.l1_latency_ns;
     r.load_latency_ns_per_byte = c.load_latency_ns_per_byte;
-    r.pipelined_load_burst_issue = c.pipelined_load_burst_issue != 0.0;
+    r.pipelined_load_burst_issue = static_cast<int>(c.pipelined_load_burst_issue);
     r.load_latency_ns_per_tbps = c.load_latency_ns_per_tbps;
     r.block_reduction_ns = c.block_reduction_ns;
     r.fragment_store_bytes_per_ns = c.fragment_store_bytes_per_s * 1e-9;
