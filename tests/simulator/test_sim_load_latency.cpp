@@ -280,28 +280,42 @@ TEST_CASE("queueing latency: more blocks in flight wait longer, the bytes stay t
           test::run({launch(132)}, hw).total[Metric::gpu_time_duration]);
 }
 
+namespace {
+// The profile the burst-term laws (changes 53, 54) are tested on: a 3 ns/B drain and a 1.1 ns/B
+// load-issue cost, so that the two burst terms differ.
+Hardware burst_drain_gpu() {
+    Hardware hw = test::test_gpu();
+    hw.calibration.calibrated = true;
+    hw.calibration.load_latency_ns_per_byte = 3.0;
+    hw.calibration.warp_load_issue_ns_per_byte = 1.1;
+    return hw;
+}
+
+// Two blocks on each of the test GPU's 132 SMs: one wave, shared SMs, exposed first fills.
+test::SimpleLaunch burst_launch(int stages) {
+    test::SimpleLaunch s;
+    s.blocks = 264;
+    s.threads = 128;
+    s.iterations = 8;
+    s.load_bytes = 4096;
+    s.fp32_flops = 1e5;
+    s.stages = stages;
+    return s;
+}
+}  // namespace
+
 TEST_CASE("pipelined load burst at the issue cost: stages >= 2 use warp_load_issue_ns_per_byte, stages 1 keep "
           "the drain term",
           "[sim][latency][change53]") {
-    Hardware drain = test::test_gpu();
-    drain.calibration.calibrated = true;
-    drain.calibration.load_latency_ns_per_byte = 3.0;
-    drain.calibration.warp_load_issue_ns_per_byte = 1.1;
+    const Hardware drain = burst_drain_gpu();
     Hardware flag = drain;
     flag.calibration.pipelined_load_burst_issue = 1.0;
     // What the flag means for a pipelined launch, written by hand: the drain term at the issue cost.
     Hardware by_hand = drain;
     by_hand.calibration.load_latency_ns_per_byte = 1.1;
 
-    test::SimpleLaunch s;
-    s.blocks = 264;  // two blocks on each of the test GPU's 132 SMs: one wave, shared SMs, exposed first fills
-    s.threads = 128;
-    s.iterations = 8;
-    s.load_bytes = 4096;
-    s.fp32_flops = 1e5;
     for (const int stages : {1, 2, 3}) {
-        s.stages = stages;
-        const Launch l = test::make_simple_launch(s);
+        const Launch l = test::make_simple_launch(burst_launch(stages));
         const Prediction d = test::run({l}, drain);
         const Prediction f = test::run({l}, flag);
         const Prediction h = test::run({l}, by_hand);
@@ -318,25 +332,15 @@ TEST_CASE("pipelined load burst at the issue cost: stages >= 2 use warp_load_iss
 
 TEST_CASE("pipelined_load_burst_issue = 2 paces the burst by issue only in loops that issue before they wait",
           "[sim][latency][change54]") {
-    Hardware drain = test::test_gpu();
-    drain.calibration.calibrated = true;
-    drain.calibration.load_latency_ns_per_byte = 3.0;
-    drain.calibration.warp_load_issue_ns_per_byte = 1.1;
+    const Hardware drain = burst_drain_gpu();
     Hardware every = drain;
     every.calibration.pipelined_load_burst_issue = 1.0;
     Hardware issue_first = drain;
     issue_first.calibration.pipelined_load_burst_issue = 2.0;
 
-    test::SimpleLaunch s;
-    s.blocks = 264;  // as in the change 53 law above: one wave of two blocks per SM
-    s.threads = 128;
-    s.iterations = 8;
-    s.load_bytes = 4096;
-    s.fp32_flops = 1e5;
     for (const int stages : {1, 2, 3}) {
         for (const bool after_wait : {false, true}) {
-            s.stages = stages;
-            Launch l = test::make_simple_launch(s);
+            Launch l = test::make_simple_launch(burst_launch(stages));
             l.loads_after_wait = after_wait;
             const Prediction d = test::run({l}, drain);
             const Prediction e = test::run({l}, every);
