@@ -378,6 +378,9 @@ private:
     double store_issue_ns_per_byte_ = 0;
     // Launch::loads_after_wait with stages >= 2 and Rates::pipeline_wait_then_issue (change 36).
     bool wait_then_issue_ = false;
+    // ns per byte per thread of a load phase's burst: the drain term or, for the launches
+    // Rates::pipelined_load_burst_issue names, the load-issue cost (changes 53, 54).
+    double burst_ns_per_byte_ = 0;
     // Rates::hbm_activation_bytes > 0: issue_mem counts the DRAM pages a load's misses open (change 37).
     bool count_pages_ = false;
     // Rates::l2_fill_in_flight: the L2 keeps a clock, and a load that hits a chunk whose fill is
@@ -797,16 +800,8 @@ bool Engine::issue_mem(std::uint32_t slot_id, std::uint32_t phase) {
     j.kind = JobKind::mem;
     j.pending = static_cast<std::uint8_t>((hbm > 0) + (l2 > 0));
     const double loaded = requested + static_cast<double>(l1_hits);
-    // The burst term: a lane's requests return one after another (load_latency_ns_per_byte); in a
-    // pipelined loop with pipelined_load_burst_issue (change 53; 2: only loops that issue before
-    // they wait, change 54) they leave one cp.async at a time and the warp's load-issue cost paces
-    // them instead.
-    const int burst_mode = st_.rates.pipelined_load_burst_issue;
-    const bool issue_paced =
-        launch_.stages >= 2 && (burst_mode == 1 || (burst_mode == 2 && !launch_.loads_after_wait));
-    const double burst_ns_per_byte =
-        issue_paced ? st_.rates.warp_load_issue_ns_per_byte : st_.rates.load_latency_ns_per_byte;
-    const double per_byte = burst_ns_per_byte > 0 ? burst_ns_per_byte / std::max(1, launch_.threads_per_block) : 0.0;
+    // The burst term, per byte of the block (burst_ns_per_byte_, chosen per launch).
+    const double per_byte = burst_ns_per_byte_ > 0 ? burst_ns_per_byte_ / std::max(1, launch_.threads_per_block) : 0.0;
     // Uncontended transfer time: the job alone at each server's per-job rate.
     double alone_ns = 0;
     if (l2 > 0) alone_ns = std::max(alone_ns, l2 / servers_[kL2Server].solo_rate());
@@ -1257,6 +1252,13 @@ Result<LaunchResult> Engine::run(double start_ns) {
     sector_factor_ = launch_.store_sector_factor(st_.hw->l2_sector_bytes);
     store_issue_ns_per_byte_ = launch_.fragment_stores() ? r.fragment_store_issue_ns_per_byte : 0.0;
     wait_then_issue_ = r.pipeline_wait_then_issue && launch_.loads_after_wait && launch_.stages >= 2;
+    // A lane's requests return one after another (load_latency_ns_per_byte); in a pipelined loop
+    // with pipelined_load_burst_issue (change 53; 2: only loops that issue before they wait,
+    // change 54) they leave one cp.async at a time and the warp's load-issue cost paces them.
+    const bool issue_paced =
+        launch_.stages >= 2 && (r.pipelined_load_burst_issue == 1 ||
+                                (r.pipelined_load_burst_issue == 2 && !launch_.loads_after_wait));
+    burst_ns_per_byte_ = issue_paced ? r.warp_load_issue_ns_per_byte : r.load_latency_ns_per_byte;
     count_pages_ = r.hbm_activation_bytes > 0;
     fill_clock_ = r.l2_fill_in_flight && st_.options->l2;
     clock_base_ = start_ns;
