@@ -7,6 +7,12 @@
 // (TM/WM) x (TN/WN) sub-tile of mma m16n8k16. The K loop runs in steps of TK with STAGES
 // shared-memory buffers: the loads of step k+STAGES-1 are in flight while step k computes.
 // Shared memory per block = STAGES * (TM*TK + TK*TN) * sizeof(T), no padding (XOR swizzle).
+// Loop order: by default an iteration waits for its oldest tile (`cp.async.wait_group STAGES-2`)
+// and a barrier, then issues the loads of step k+STAGES-1 (at most STAGES-1 tiles in flight while
+// it waits). With kIssueFirst (used only by tilescope-gemm-order-probe, docs/validation change 55)
+// it is FlashAttention-2's order: a barrier (every warp is done with the buffer being refilled),
+// issue step k+STAGES-1, then wait for step k (`wait_group STAGES-1`) and a barrier, so STAGES
+// tiles are in flight while it waits. Both orders do the same arithmetic in the same order.
 // Block order (raster): row = blockIdx walks the N tiles fastest, column = the M tiles fastest.
 // Ragged M, N, K are handled by zero-filled loads and bounds-checked stores; K and N must be
 // multiples of 8 (16-byte rows of the tiles).
@@ -20,7 +26,7 @@
 
 namespace tilescope::kern {
 
-template <class T, int TM, int TN, int TK, int STAGES, int WM, int WN, bool kBNMajor>
+template <class T, int TM, int TN, int TK, int STAGES, int WM, int WN, bool kBNMajor, bool kIssueFirst = false>
 __global__ void __launch_bounds__(WM * WN * 32)
     gemm_kernel(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ c, int m, int n, int k,
                 int64_t lda, int64_t ldb, int64_t ldc, int64_t batch_stride_a, int64_t batch_stride_b,
@@ -98,11 +104,19 @@ __global__ void __launch_bounds__(WM * WN * 32)
         cp_async_commit();
     }
     for (int kt = 0; kt < k_tiles; ++kt) {
-        cp_async_wait<STAGES - 2>();
-        __syncthreads();
         const int next = kt + STAGES - 1;
-        if (next < k_tiles) load_stage(next % STAGES, next);
-        cp_async_commit();
+        if constexpr (kIssueFirst) {
+            __syncthreads();  // buffer next % STAGES was step kt-1's: every warp is done with it
+            if (next < k_tiles) load_stage(next % STAGES, next);
+            cp_async_commit();
+            cp_async_wait<STAGES - 1>();
+            __syncthreads();
+        } else {
+            cp_async_wait<STAGES - 2>();
+            __syncthreads();
+            if (next < k_tiles) load_stage(next % STAGES, next);
+            cp_async_commit();
+        }
 
         const int stage = kt % STAGES;
         const uint32_t sa = s_a + stage * kStageA;

@@ -1,0 +1,209 @@
+// tilescope-gemm-order-probe: what the GEMM kernel's loop order costs an iteration
+// (docs/validation change 55). The GEMM kernel (kernels/gemm/gemm.cuh) waits for its oldest tile
+// and a barrier, then issues the next tile's loads; FlashAttention-2's loop issues its next tile,
+// then waits. Change 45 found that the GEMM kernel's lone-block iterations wait about 1/64 ns
+// longer per byte their tiles load, and FlashAttention-2's about a third of that; this probe runs
+// the same GEMM kernel in both orders (gemm_kernel's kIssueFirst) so the difference the order
+// makes is measured, not fitted.
+//
+// Grids as the iteration series (validate/scripts/iteration_series.sh): fp16, B row-major
+// (the gemm family's nn layout), 8 warps, every tile {64,128} x {64,128} x 32, stages {2, 3},
+// sms x B blocks (B = 1, 2: one or two blocks per SM where they fit), K = 2048 and 8192. Per
+// launch the median of 7 timed runs (cudaEvent, after a warm-up); per configuration the
+// iteration cost (t(8192) - t(2048)) / 192, which leaves out the launch's fixed parts.
+//
+// Correctness first: for every configuration, C is poisoned (NaN) before each order's K = 2048
+// run; the two orders must give the same C bit for bit (same arithmetic, same order), and 256
+// sampled entries must match a float64 CPU reference within fp16 tolerance. Any failure: exit 1.
+// One JSON object per line (launches, then "gemm_order_iteration" summaries). Exit 3 without a GPU.
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "kernels/gemm/gemm.cuh"
+#include "kernels/tools/probe_device.cuh"
+
+namespace {
+
+constexpr const char* kTool = "tilescope-gemm-order-probe";
+constexpr int kTK = 32, kWM = 2, kWN = 4, kThreads = kWM * kWN * 32;
+constexpr int kKShort = 2048, kKLong = 8192;
+
+struct Bufs {
+    __half *a = nullptr, *b = nullptr, *c = nullptr, *c2 = nullptr;
+    std::vector<__half> ha, hb;  // host copies for the reference
+    int lda = 0, ldb = 0;        // A is (max M) x kKLong, B is kKLong x (max N)
+};
+
+// The grid's problem: `blocks` tiles, 11 x 12 per wave on 132 SMs (the iteration series'), else
+// one row of tiles.
+void grid_shape(int blocks, int tm, int tn, int* m, int* n) {
+    const int tiles_n = blocks % 12 == 0 ? 12 : blocks;
+    *m = blocks / tiles_n * tm;
+    *n = tiles_n * tn;
+}
+
+template <int TM, int TN, int S, bool kIssueFirst>
+bool launch(const Bufs& buf, __half* c, int m, int n, int k, int blocks) {
+    auto kern = tilescope::kern::gemm_kernel<__half, TM, TN, kTK, S, kWM, kWN, false, kIssueFirst>;
+    const int smem = S * (TM * kTK + kTK * TN) * 2;
+    cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    kern<<<blocks, kThreads, smem>>>(buf.a, buf.b, c, m, n, k, buf.lda, buf.ldb, n, 0, 0, 0, 1.0f, 0);
+    return probe_ok(kTool, "gemm_kernel");
+}
+
+template <int TM, int TN, int S, bool kIssueFirst>
+int occupancy() {
+    int bps = 0;
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &bps, tilescope::kern::gemm_kernel<__half, TM, TN, kTK, S, kWM, kWN, false, kIssueFirst>, kThreads,
+        S * (TM * kTK + kTK * TN) * 2);
+    return bps;
+}
+
+// Median of 7 timed runs after one warm-up, in ms; negative on a failed launch.
+template <int TM, int TN, int S, bool kIssueFirst>
+float time_launch(const Bufs& buf, int m, int n, int k, int blocks, cudaEvent_t e0, cudaEvent_t e1) {
+    if (!launch<TM, TN, S, kIssueFirst>(buf, buf.c, m, n, k, blocks)) return -1.f;
+    std::vector<float> ms;
+    for (int r = 0; r < 7; ++r) {
+        cudaEventRecord(e0);
+        launch<TM, TN, S, kIssueFirst>(buf, buf.c, m, n, k, blocks);
+        cudaEventRecord(e1);
+        cudaEventSynchronize(e1);
+        if (!probe_ok(kTool, "gemm_kernel")) return -1.f;
+        float t = 0;
+        cudaEventElapsedTime(&t, e0, e1);
+        ms.push_back(t);
+    }
+    std::sort(ms.begin(), ms.end());
+    return ms[3];
+}
+
+// Both orders on a K = kKShort problem: bit-equal C, and sampled entries against float64.
+template <int TM, int TN, int S>
+bool check(const Bufs& buf, int m, int n, int blocks) {
+    const size_t count = static_cast<size_t>(m) * n;
+    cudaMemset(buf.c, 0xff, count * 2);  // fp16 0xffff: NaN
+    cudaMemset(buf.c2, 0xff, count * 2);
+    if (!launch<TM, TN, S, false>(buf, buf.c, m, n, kKShort, blocks) ||
+        !launch<TM, TN, S, true>(buf, buf.c2, m, n, kKShort, blocks))
+        return false;
+    std::vector<__half> c1(count), c2(count);
+    cudaMemcpy(c1.data(), buf.c, count * 2, cudaMemcpyDeviceToHost);
+    cudaMemcpy(c2.data(), buf.c2, count * 2, cudaMemcpyDeviceToHost);
+    if (!probe_ok(kTool, "copy C")) return false;
+    for (size_t i = 0; i < count; ++i) {
+        uint16_t x, y;
+        std::memcpy(&x, &c1[i], 2);
+        std::memcpy(&y, &c2[i], 2);
+        if (x != y) {
+            std::fprintf(stderr, "%s: %dx%d stages %d: the two loop orders differ at C[%zu] (%04x vs %04x)\n", kTool,
+                         TM, TN, S, i, x, y);
+            return false;
+        }
+    }
+    uint64_t state = 0x9e3779b97f4a7c15ull ^ (static_cast<uint64_t>(TM * 1000 + TN * 10 + S) << 20);
+    for (int sample = 0; sample < 256; ++sample) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        const int i = static_cast<int>((state >> 33) % static_cast<uint64_t>(m));
+        const int j = static_cast<int>((state >> 13) % static_cast<uint64_t>(n));
+        double ref = 0, mag = 0;
+        for (int kk = 0; kk < kKShort; ++kk) {
+            const double p = static_cast<double>(__half2float(buf.ha[static_cast<size_t>(i) * buf.lda + kk])) *
+                             static_cast<double>(__half2float(buf.hb[static_cast<size_t>(kk) * buf.ldb + j]));
+            ref += p;
+            mag += std::fabs(p);
+        }
+        const double got = static_cast<double>(__half2float(c1[static_cast<size_t>(i) * n + j]));
+        // fp16 output rounding (2^-11 relative) and fp32 accumulation over K terms
+        const double tol = std::ldexp(std::fabs(ref), -10) + 1e-5 * mag + 1e-3;
+        if (!(std::fabs(got - ref) <= tol)) {
+            std::fprintf(stderr, "%s: %dx%d stages %d: C[%d,%d] = %.6f, float64 reference %.6f (tolerance %.2g)\n",
+                         kTool, TM, TN, S, i, j, got, ref, tol);
+            return false;
+        }
+    }
+    return true;
+}
+
+template <int TM, int TN, int S>
+bool run_config(const Bufs& buf, int sms, cudaEvent_t e0, cudaEvent_t e1) {
+    for (int per_sm : {1, 2}) {
+        const int blocks = sms * per_sm;
+        int m = 0, n = 0;
+        grid_shape(blocks, TM, TN, &m, &n);
+        if (!check<TM, TN, S>(buf, m, n, blocks)) return false;
+        float iter_ns[2] = {0, 0};
+        for (int order = 0; order < 2; ++order) {
+            const bool issue_first = order == 1;
+            const int bps = issue_first ? occupancy<TM, TN, S, true>() : occupancy<TM, TN, S, false>();
+            float t[2];
+            for (int ki = 0; ki < 2; ++ki) {
+                const int k = ki == 0 ? kKShort : kKLong;
+                t[ki] = issue_first ? time_launch<TM, TN, S, true>(buf, m, n, k, blocks, e0, e1)
+                                    : time_launch<TM, TN, S, false>(buf, m, n, k, blocks, e0, e1);
+                if (t[ki] < 0) return false;
+                std::printf("{\"probe\":\"gemm_order\",\"order\":\"%s\",\"tile_m\":%d,\"tile_n\":%d,\"tile_k\":%d,"
+                            "\"stages\":%d,\"warps\":8,\"m\":%d,\"n\":%d,\"k\":%d,\"blocks\":%d,\"blocks_per_sm\":%d,"
+                            "\"ms\":%.5f}\n",
+                            issue_first ? "issue_first" : "wait_first", TM, TN, kTK, S, m, n, k, blocks, bps, t[ki]);
+            }
+            iter_ns[order] = (t[1] - t[0]) * 1e6f / ((kKLong - kKShort) / kTK);
+        }
+        std::printf("{\"probe\":\"gemm_order_iteration\",\"tile_m\":%d,\"tile_n\":%d,\"stages\":%d,\"warps\":8,"
+                    "\"blocks\":%d,\"tile_bytes\":%d,\"wait_first_ns\":%.1f,\"issue_first_ns\":%.1f,"
+                    "\"issue_first_over_wait_first\":%.4f}\n",
+                    TM, TN, S, blocks, (TM + TN) * kTK * 2, iter_ns[0], iter_ns[1], iter_ns[1] / iter_ns[0]);
+        std::fflush(stdout);
+    }
+    return true;
+}
+
+}  // namespace
+
+int main() {
+    const int sms = probe_device(kTool);
+    if (sms == 0) return 3;
+    Bufs buf;
+    int max_m = 0, max_n = 0;  // the largest m, n any grid below uses
+    for (int per_sm : {1, 2}) {
+        int m = 0, n = 0;
+        grid_shape(sms * per_sm, 128, 128, &m, &n);
+        max_m = std::max(max_m, m);
+        max_n = std::max(max_n, n);
+    }
+    buf.lda = kKLong;
+    buf.ldb = max_n;
+    buf.ha.resize(static_cast<size_t>(max_m) * kKLong);
+    buf.hb.resize(static_cast<size_t>(kKLong) * max_n);
+    uint64_t state = 12345;
+    auto next = [&] {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        return static_cast<float>(static_cast<double>(state >> 11) / 9007199254740992.0 * 2.0 - 1.0);
+    };
+    for (auto& x : buf.ha) x = __float2half(next());
+    for (auto& x : buf.hb) x = __float2half(next());
+    const size_t c_bytes = static_cast<size_t>(max_m) * max_n * 2;
+    if (cudaMalloc(&buf.a, buf.ha.size() * 2) != cudaSuccess || cudaMalloc(&buf.b, buf.hb.size() * 2) != cudaSuccess ||
+        cudaMalloc(&buf.c, c_bytes) != cudaSuccess || cudaMalloc(&buf.c2, c_bytes) != cudaSuccess) {
+        std::fprintf(stderr, "%s: cannot allocate the operands\n", kTool);
+        return 1;
+    }
+    cudaMemcpy(buf.a, buf.ha.data(), buf.ha.size() * 2, cudaMemcpyHostToDevice);
+    cudaMemcpy(buf.b, buf.hb.data(), buf.hb.size() * 2, cudaMemcpyHostToDevice);
+    cudaEvent_t e0, e1;
+    cudaEventCreate(&e0);
+    cudaEventCreate(&e1);
+    const bool ok = run_config<64, 64, 2>(buf, sms, e0, e1) && run_config<64, 64, 3>(buf, sms, e0, e1) &&
+                    run_config<64, 128, 2>(buf, sms, e0, e1) && run_config<64, 128, 3>(buf, sms, e0, e1) &&
+                    run_config<128, 64, 2>(buf, sms, e0, e1) && run_config<128, 64, 3>(buf, sms, e0, e1) &&
+                    run_config<128, 128, 2>(buf, sms, e0, e1) && run_config<128, 128, 3>(buf, sms, e0, e1);
+    return ok ? 0 : 1;
+}
