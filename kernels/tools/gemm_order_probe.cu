@@ -12,10 +12,14 @@
 // launch the median of 7 timed runs (cudaEvent, after a warm-up); per configuration the
 // iteration cost (t(8192) - t(2048)) / 192, which leaves out the launch's fixed parts.
 //
-// Correctness first: for every configuration, C is poisoned (NaN) before each order's K = 2048
-// run; the two orders must give the same C bit for bit (same arithmetic, same order), and 256
-// sampled entries must match a float64 CPU reference within fp16 tolerance. Any failure: exit 1.
-// One JSON object per line (launches, then "gemm_order_iteration" summaries). Exit 3 without a GPU.
+// Correctness first: A and B are fresh uniform random values in [-1, 1] (the seed is printed);
+// for every configuration, on the timed grid at K = 2048 and on a ragged problem (M, N, K not
+// multiples of the tile), C is poisoned (NaN) before each order's run, the two orders must give
+// the same C bit for bit (same arithmetic, same order), and 256 sampled entries must match a
+// float64 CPU reference within fp16 tolerance. Any failure: exit 1.
+// Usage: tilescope-gemm-order-probe [--check]   (--check: the correctness checks only, no timing;
+// the CTest test gemm_order_probe_check, label gpu). One JSON object per line (the device, the
+// seed, launches, then "gemm_order_iteration" summaries). Exit 3 without a GPU.
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
@@ -24,6 +28,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <random>
+#include <string>
 #include <vector>
 
 #include "kernels/gemm/gemm.cuh"
@@ -86,14 +92,15 @@ float time_launch(const Bufs& buf, int m, int n, int k, int blocks, cudaEvent_t 
     return ms[3];
 }
 
-// Both orders on a K = kKShort problem: bit-equal C, and sampled entries against float64.
+// Both orders on an m x n x k problem: bit-equal C, and sampled entries against float64.
 template <int TM, int TN, int S>
-bool check(const Bufs& buf, int m, int n, int blocks) {
+bool check(const Bufs& buf, int m, int n, int k) {
+    const int blocks = ((m + TM - 1) / TM) * ((n + TN - 1) / TN);
     const size_t count = static_cast<size_t>(m) * n;
     cudaMemset(buf.c, 0xff, count * 2);  // fp16 0xffff: NaN
     cudaMemset(buf.c2, 0xff, count * 2);
-    if (!launch<TM, TN, S, false>(buf, buf.c, m, n, kKShort, blocks) ||
-        !launch<TM, TN, S, true>(buf, buf.c2, m, n, kKShort, blocks))
+    if (!launch<TM, TN, S, false>(buf, buf.c, m, n, k, blocks) ||
+        !launch<TM, TN, S, true>(buf, buf.c2, m, n, k, blocks))
         return false;
     std::vector<__half> c1(count), c2(count);
     cudaMemcpy(c1.data(), buf.c, count * 2, cudaMemcpyDeviceToHost);
@@ -104,8 +111,8 @@ bool check(const Bufs& buf, int m, int n, int blocks) {
         std::memcpy(&x, &c1[i], 2);
         std::memcpy(&y, &c2[i], 2);
         if (x != y) {
-            std::fprintf(stderr, "%s: %dx%d stages %d: the two loop orders differ at C[%zu] (%04x vs %04x)\n", kTool,
-                         TM, TN, S, i, x, y);
+            std::fprintf(stderr, "%s: %dx%d stages %d, %dx%dx%d: the two loop orders differ at C[%zu] (%04x vs %04x)\n",
+                         kTool, TM, TN, S, m, n, k, i, x, y);
             return false;
         }
     }
@@ -115,7 +122,7 @@ bool check(const Bufs& buf, int m, int n, int blocks) {
         const int i = static_cast<int>((state >> 33) % static_cast<uint64_t>(m));
         const int j = static_cast<int>((state >> 13) % static_cast<uint64_t>(n));
         double ref = 0, mag = 0;
-        for (int kk = 0; kk < kKShort; ++kk) {
+        for (int kk = 0; kk < k; ++kk) {
             const double p = static_cast<double>(__half2float(buf.ha[static_cast<size_t>(i) * buf.lda + kk])) *
                              static_cast<double>(__half2float(buf.hb[static_cast<size_t>(kk) * buf.ldb + j]));
             ref += p;
@@ -125,8 +132,8 @@ bool check(const Bufs& buf, int m, int n, int blocks) {
         // fp16 output rounding (2^-11 relative) and fp32 accumulation over K terms
         const double tol = std::ldexp(std::fabs(ref), -10) + 1e-5 * mag + 1e-3;
         if (!(std::fabs(got - ref) <= tol)) {
-            std::fprintf(stderr, "%s: %dx%d stages %d: C[%d,%d] = %.6f, float64 reference %.6f (tolerance %.2g)\n",
-                         kTool, TM, TN, S, i, j, got, ref, tol);
+            std::fprintf(stderr, "%s: %dx%d stages %d, %dx%dx%d: C[%d,%d] = %.6f, float64 reference %.6f (tolerance %.2g)\n",
+                         kTool, TM, TN, S, m, n, k, i, j, got, ref, tol);
             return false;
         }
     }
@@ -134,12 +141,14 @@ bool check(const Bufs& buf, int m, int n, int blocks) {
 }
 
 template <int TM, int TN, int S>
-bool run_config(const Bufs& buf, int sms, cudaEvent_t e0, cudaEvent_t e1) {
+bool run_config(const Bufs& buf, int sms, bool check_only, cudaEvent_t e0, cudaEvent_t e1) {
+    if (!check<TM, TN, S>(buf, 3 * TM + 17, 2 * TN + 40, kKShort - 40)) return false;  // ragged
     for (int per_sm : {1, 2}) {
         const int blocks = sms * per_sm;
         int m = 0, n = 0;
         grid_shape(blocks, TM, TN, &m, &n);
-        if (!check<TM, TN, S>(buf, m, n, blocks)) return false;
+        if (!check<TM, TN, S>(buf, m, n, kKShort)) return false;
+        if (check_only) continue;
         float iter_ns[2] = {0, 0};
         for (int order = 0; order < 2; ++order) {
             const bool issue_first = order == 1;
@@ -168,11 +177,16 @@ bool run_config(const Bufs& buf, int sms, cudaEvent_t e0, cudaEvent_t e1) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+    const bool check_only = argc > 1 && std::string(argv[1]) == "--check";
+    if (argc > 2 || (argc == 2 && !check_only)) {
+        std::fprintf(stderr, "usage: %s [--check]\n", kTool);
+        return 2;
+    }
     const int sms = probe_device(kTool);
     if (sms == 0) return 3;
     Bufs buf;
-    int max_m = 0, max_n = 0;  // the largest m, n any grid below uses
+    int max_m = 3 * 128 + 17, max_n = 2 * 128 + 40;  // the largest m, n any problem below uses
     for (int per_sm : {1, 2}) {
         int m = 0, n = 0;
         grid_shape(sms * per_sm, 128, 128, &m, &n);
@@ -183,7 +197,8 @@ int main() {
     buf.ldb = max_n;
     buf.ha.resize(static_cast<size_t>(max_m) * kKLong);
     buf.hb.resize(static_cast<size_t>(kKLong) * max_n);
-    uint64_t state = 12345;
+    uint64_t state = (static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
+    std::printf("{\"probe\":\"gemm_order_seed\",\"seed\":%llu}\n", static_cast<unsigned long long>(state));
     auto next = [&] {
         state = state * 6364136223846793005ull + 1442695040888963407ull;
         return static_cast<float>(static_cast<double>(state >> 11) / 9007199254740992.0 * 2.0 - 1.0);
@@ -201,9 +216,10 @@ int main() {
     cudaEvent_t e0, e1;
     cudaEventCreate(&e0);
     cudaEventCreate(&e1);
-    const bool ok = run_config<64, 64, 2>(buf, sms, e0, e1) && run_config<64, 64, 3>(buf, sms, e0, e1) &&
-                    run_config<64, 128, 2>(buf, sms, e0, e1) && run_config<64, 128, 3>(buf, sms, e0, e1) &&
-                    run_config<128, 64, 2>(buf, sms, e0, e1) && run_config<128, 64, 3>(buf, sms, e0, e1) &&
-                    run_config<128, 128, 2>(buf, sms, e0, e1) && run_config<128, 128, 3>(buf, sms, e0, e1);
+    const bool ok = run_config<64, 64, 2>(buf, sms, check_only, e0, e1) && run_config<64, 64, 3>(buf, sms, check_only, e0, e1) &&
+                    run_config<64, 128, 2>(buf, sms, check_only, e0, e1) && run_config<64, 128, 3>(buf, sms, check_only, e0, e1) &&
+                    run_config<128, 64, 2>(buf, sms, check_only, e0, e1) && run_config<128, 64, 3>(buf, sms, check_only, e0, e1) &&
+                    run_config<128, 128, 2>(buf, sms, check_only, e0, e1) && run_config<128, 128, 3>(buf, sms, check_only, e0, e1);
+    if (ok && check_only) std::printf("{\"probe\":\"gemm_order_check\",\"configurations\":8,\"ok\":true}\n");
     return ok ? 0 : 1;
 }
