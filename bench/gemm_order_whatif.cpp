@@ -5,7 +5,8 @@
 // with the launch as lowered (Launch::loads_after_wait = true: the GEMM kernel's wait-then-issue
 // loop) and with loads_after_wait = false (FlashAttention-2's issue-then-wait order, the probe's
 // kIssueFirst), and prints one JSON object per configuration with (t(8192) - t(2048)) / 192 for
-// each order, in ns: the probe's iteration cost. bench/scripts/gemm_order_table.py joins it with
+// each order, in ns: the probe's iteration cost, and the line's value at 0 iterations (the
+// launch's fixed part: t(2048) - 64 x the iteration cost). bench/scripts/gemm_order_table.py joins it with
 // the probe's output.
 // Usage: gemm_order_whatif [--gpu calibrated/h200] [--wait-then-issue 0|1]
 //   --wait-then-issue overrides the profile's calibration.pipeline_wait_then_issue (change 36).
@@ -88,16 +89,18 @@ int main(int argc, char** argv) {
                     const int blocks = sms * per_sm;
                     const int tiles_n = blocks % 12 == 0 ? 12 : blocks;
                     const int m = blocks / tiles_n * tm, n = tiles_n * tn;
-                    double iter[2];
+                    double iter[2], fixed[2];
                     for (int order = 0; order < 2; ++order) {
                         const double t0 = predict(*hw, tm, tn, stages, m, n, 2048, order == 0);
                         const double t1 = predict(*hw, tm, tn, stages, m, n, 8192, order == 0);
                         if (t0 < 0 || t1 < 0) return 1;
                         iter[order] = (t1 - t0) / ((8192 - 2048) / 32);
+                        fixed[order] = t0 - iter[order] * (2048 / 32);  // the launch's time at 0 iterations
                     }
                     std::printf("{\"gpu\":\"%s\",\"tile_m\":%d,\"tile_n\":%d,\"stages\":%d,\"warps\":8,\"blocks\":%d,"
-                                "\"wait_first_ns\":%.1f,\"issue_first_ns\":%.1f}\n",
-                                gpu.c_str(), tm, tn, stages, blocks, iter[0], iter[1]);
+                                "\"wait_first_ns\":%.1f,\"issue_first_ns\":%.1f,\"wait_first_fixed_ns\":%.0f,"
+                                "\"issue_first_fixed_ns\":%.0f}\n",
+                                gpu.c_str(), tm, tn, stages, blocks, iter[0], iter[1], fixed[0], fixed[1]);
                 }
     return 0;
 }
