@@ -4,7 +4,10 @@
 Joins tilescope-gemm-order-probe's runs (the median over the runs of each configuration's
 "gemm_order_iteration" costs) with gemm_order_whatif's predictions, and prints a Markdown table:
 measured and predicted ns per iteration for the wait-then-issue (the GEMM kernel's) and
-issue-then-wait (FlashAttention-2's) orders, each prediction with its ratio to measured.
+issue-then-wait (FlashAttention-2's) orders, each prediction with its ratio to measured. The
+table is of layout nn (B row-major, the gemm family's; runs without a layout are nn). Where the
+runs also hold layout nt (B stored N x K, naive attention's QK^T), a second table gives its
+measured costs against nn's (the simulator's gemm workload is nn, so nt has no prediction).
 
 Usage: gemm_order_table.py --whatif KEPT.jsonl [--whatif36 ON.jsonl] PROBE.jsonl [PROBE.jsonl ...]
 """
@@ -16,6 +19,10 @@ import sys
 
 def key(o):
     return (o["tile_m"], o["tile_n"], o["stages"], o["blocks"])
+
+
+def layout(o):
+    return o.get("layout", "nn")
 
 
 def read_jsonl(path, probe=None):
@@ -40,10 +47,10 @@ def main():
     ap.add_argument("--whatif36", help="gemm_order_whatif --wait-then-issue 1 output (optional column)")
     ap.add_argument("probe", nargs="+", help="tilescope-gemm-order-probe outputs (one per run)")
     a = ap.parse_args()
-    runs = {}
+    runs, runs_nt = {}, {}
     for p in a.probe:
         for o in read_jsonl(p, "gemm_order_iteration"):
-            runs.setdefault(key(o), []).append(o)
+            (runs if layout(o) == "nn" else runs_nt).setdefault(key(o), []).append(o)
     if not runs:
         sys.exit("gemm_order_table.py: no gemm_order_iteration lines in the probe files")
     model = {key(o): o for o in read_jsonl(a.whatif)}
@@ -68,6 +75,20 @@ def main():
             m36 = model36[k]["wait_first_ns"]
             row += f" {m36:.0f} ({m36 / wf:.2f}) |"
         print(row)
+    if runs_nt:
+        print()
+        print("| tile | stages | blocks per SM | runs | nt wait-first | nt issue-first | nt/nn wait-first | nt/nn issue-first |")
+        print("|---|---|---|---|---|---|---|---|")
+        for k in sorted(runs_nt, key=lambda k: (k[2], k[3], k[0], k[1])):
+            wf = statistics.median(o["wait_first_ns"] for o in runs_nt[k])
+            isf = statistics.median(o["issue_first_ns"] for o in runs_nt[k])
+            nn = runs.get(k)
+            if not nn:
+                sys.exit(f"gemm_order_table.py: layout nt tile {k[0]}x{k[1]} stages {k[2]} blocks {k[3]} has no nn run")
+            nn_wf = statistics.median(o["wait_first_ns"] for o in nn)
+            nn_if = statistics.median(o["issue_first_ns"] for o in nn)
+            print(f"| {k[0]}×{k[1]} | {k[2]} | {k[3] // sms} | {len(runs_nt[k])} | {wf:.0f} | {isf:.0f} | "
+                  f"{wf / nn_wf:.3f} | {isf / nn_if:.3f} |")
 
 
 if __name__ == "__main__":

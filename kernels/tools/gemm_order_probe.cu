@@ -6,11 +6,13 @@
 // the same GEMM kernel in both orders (gemm_kernel's kIssueFirst) so the difference the order
 // makes is measured, not fitted.
 //
-// Grids as the iteration series (validate/scripts/iteration_series.sh): fp16, B row-major
-// (the gemm family's nn layout), 8 warps, every tile {64,128} x {64,128} x 32, stages {2, 3},
-// sms x B blocks (B = 1, 2: one or two blocks per SM where they fit), K = 2048 and 8192. Per
-// launch the median of 7 timed runs (cudaEvent, after a warm-up); per configuration the
-// iteration cost (t(8192) - t(2048)) / 192, which leaves out the launch's fixed parts.
+// Grids as the iteration series (validate/scripts/iteration_series.sh): fp16, 8 warps, every tile
+// {64,128} x {64,128} x 32, stages {2, 3}, sms x B blocks (B = 1, 2: one or two blocks per SM
+// where they fit), K = 2048 and 8192; first with B row-major (layout nn: the gemm family's), then
+// with B stored N x K (layout nt: C = A B^T, naive attention's QK^T, whose B tile rows are 64-byte
+// segments as A's are). Per launch the median of 7 timed runs (cudaEvent, after a warm-up); per
+// configuration the iteration cost (t(8192) - t(2048)) / 192, which leaves out the launch's fixed
+// parts.
 //
 // Correctness first: A and B are fresh uniform random values in [-1, 1] (the seed is printed);
 // for every configuration, on the timed grid at K = 2048 and on a ragged problem (M, N, K not
@@ -44,7 +46,16 @@ constexpr int kKShort = 2048, kKLong = 8192;
 struct Bufs {
     __half *a = nullptr, *b = nullptr, *c = nullptr, *c2 = nullptr;
     std::vector<__half> ha, hb;  // host copies for the reference
-    int lda = 0, ldb = 0;        // A is (max M) x kKLong, B is kKLong x (max N)
+    int lda = 0, ldb = 0;        // A is (max M) x kKLong, B is kKLong x (max N) (nn)
+    // nt (B stored N x K: C = A B^T, naive attention's QK^T layout): the same B buffer read as
+    // (max N) x kKLong, leading dimension kKLong.
+    template <bool NT>
+    int b_ld() const { return NT ? kKLong : ldb; }
+    template <bool NT>
+    double b_at(int kk, int j) const {
+        return static_cast<double>(__half2float(NT ? hb[static_cast<size_t>(j) * kKLong + kk]
+                                                   : hb[static_cast<size_t>(kk) * ldb + j]));
+    }
 };
 
 // The grid's problem: `blocks` tiles, 11 x 12 per wave on 132 SMs (the iteration series'), else
@@ -55,32 +66,32 @@ void grid_shape(int blocks, int tm, int tn, int* m, int* n) {
     *n = tiles_n * tn;
 }
 
-template <int TM, int TN, int S, bool kIssueFirst>
+template <int TM, int TN, int S, bool kIssueFirst, bool NT>
 bool launch(const Bufs& buf, __half* c, int m, int n, int k, int blocks) {
-    auto kern = tilescope::kern::gemm_kernel<__half, TM, TN, kTK, S, kWM, kWN, false, kIssueFirst>;
+    auto kern = tilescope::kern::gemm_kernel<__half, TM, TN, kTK, S, kWM, kWN, NT, kIssueFirst>;
     const int smem = S * (TM * kTK + kTK * TN) * 2;
     cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-    kern<<<blocks, kThreads, smem>>>(buf.a, buf.b, c, m, n, k, buf.lda, buf.ldb, n, 0, 0, 0, 1.0f, 0);
+    kern<<<blocks, kThreads, smem>>>(buf.a, buf.b, c, m, n, k, buf.lda, buf.b_ld<NT>(), n, 0, 0, 0, 1.0f, 0);
     return probe_ok(kTool, "gemm_kernel");
 }
 
-template <int TM, int TN, int S, bool kIssueFirst>
+template <int TM, int TN, int S, bool kIssueFirst, bool NT>
 int occupancy() {
     int bps = 0;
     cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &bps, tilescope::kern::gemm_kernel<__half, TM, TN, kTK, S, kWM, kWN, false, kIssueFirst>, kThreads,
+        &bps, tilescope::kern::gemm_kernel<__half, TM, TN, kTK, S, kWM, kWN, NT, kIssueFirst>, kThreads,
         S * (TM * kTK + kTK * TN) * 2);
     return bps;
 }
 
 // Median of 7 timed runs after one warm-up, in ms; negative on a failed launch.
-template <int TM, int TN, int S, bool kIssueFirst>
+template <int TM, int TN, int S, bool kIssueFirst, bool NT>
 float time_launch(const Bufs& buf, int m, int n, int k, int blocks, cudaEvent_t e0, cudaEvent_t e1) {
-    if (!launch<TM, TN, S, kIssueFirst>(buf, buf.c, m, n, k, blocks)) return -1.f;
+    if (!launch<TM, TN, S, kIssueFirst, NT>(buf, buf.c, m, n, k, blocks)) return -1.f;
     std::vector<float> ms;
     for (int r = 0; r < 7; ++r) {
         cudaEventRecord(e0);
-        launch<TM, TN, S, kIssueFirst>(buf, buf.c, m, n, k, blocks);
+        launch<TM, TN, S, kIssueFirst, NT>(buf, buf.c, m, n, k, blocks);
         cudaEventRecord(e1);
         cudaEventSynchronize(e1);
         if (!probe_ok(kTool, "gemm_kernel")) return -1.f;
@@ -93,14 +104,15 @@ float time_launch(const Bufs& buf, int m, int n, int k, int blocks, cudaEvent_t 
 }
 
 // Both orders on an m x n x k problem: bit-equal C, and sampled entries against float64.
-template <int TM, int TN, int S>
+template <int TM, int TN, int S, bool NT>
 bool check(const Bufs& buf, int m, int n, int k) {
+    const char* layout = NT ? "nt" : "nn";
     const int blocks = ((m + TM - 1) / TM) * ((n + TN - 1) / TN);
     const size_t count = static_cast<size_t>(m) * n;
     cudaMemset(buf.c, 0xff, count * 2);  // fp16 0xffff: NaN
     cudaMemset(buf.c2, 0xff, count * 2);
-    if (!launch<TM, TN, S, false>(buf, buf.c, m, n, k, blocks) ||
-        !launch<TM, TN, S, true>(buf, buf.c2, m, n, k, blocks))
+    if (!launch<TM, TN, S, false, NT>(buf, buf.c, m, n, k, blocks) ||
+        !launch<TM, TN, S, true, NT>(buf, buf.c2, m, n, k, blocks))
         return false;
     std::vector<__half> c1(count), c2(count);
     cudaMemcpy(c1.data(), buf.c, count * 2, cudaMemcpyDeviceToHost);
@@ -111,8 +123,8 @@ bool check(const Bufs& buf, int m, int n, int k) {
         std::memcpy(&x, &c1[i], 2);
         std::memcpy(&y, &c2[i], 2);
         if (x != y) {
-            std::fprintf(stderr, "%s: %dx%d stages %d, %dx%dx%d: the two loop orders differ at C[%zu] (%04x vs %04x)\n",
-                         kTool, TM, TN, S, m, n, k, i, x, y);
+            std::fprintf(stderr, "%s: %s %dx%d stages %d, %dx%dx%d: the two loop orders differ at C[%zu] (%04x vs %04x)\n",
+                         kTool, layout, TM, TN, S, m, n, k, i, x, y);
             return false;
         }
     }
@@ -123,8 +135,8 @@ bool check(const Bufs& buf, int m, int n, int k) {
         const int j = static_cast<int>((state >> 13) % static_cast<uint64_t>(n));
         double ref = 0, mag = 0;
         for (int kk = 0; kk < k; ++kk) {
-            const double p = static_cast<double>(__half2float(buf.ha[static_cast<size_t>(i) * buf.lda + kk])) *
-                             static_cast<double>(__half2float(buf.hb[static_cast<size_t>(kk) * buf.ldb + j]));
+            const double p =
+                static_cast<double>(__half2float(buf.ha[static_cast<size_t>(i) * buf.lda + kk])) * buf.b_at<NT>(kk, j);
             ref += p;
             mag += std::fabs(p);
         }
@@ -132,47 +144,59 @@ bool check(const Bufs& buf, int m, int n, int k) {
         // fp16 output rounding (2^-11 relative) and fp32 accumulation over K terms
         const double tol = std::ldexp(std::fabs(ref), -10) + 1e-5 * mag + 1e-3;
         if (!(std::fabs(got - ref) <= tol)) {
-            std::fprintf(stderr, "%s: %dx%d stages %d, %dx%dx%d: C[%d,%d] = %.6f, float64 reference %.6f (tolerance %.2g)\n",
-                         kTool, TM, TN, S, m, n, k, i, j, got, ref, tol);
+            std::fprintf(stderr, "%s: %s %dx%d stages %d, %dx%dx%d: C[%d,%d] = %.6f, float64 reference %.6f (tolerance %.2g)\n",
+                         kTool, layout, TM, TN, S, m, n, k, i, j, got, ref, tol);
             return false;
         }
     }
     return true;
 }
 
-template <int TM, int TN, int S>
+template <int TM, int TN, int S, bool NT>
 bool run_config(const Bufs& buf, int sms, bool check_only, cudaEvent_t e0, cudaEvent_t e1) {
-    if (!check<TM, TN, S>(buf, 3 * TM + 17, 2 * TN + 40, kKShort - 40)) return false;  // ragged
+    const char* layout = NT ? "nt" : "nn";
+    if (!check<TM, TN, S, NT>(buf, 3 * TM + 17, 2 * TN + 40, kKShort - 40)) return false;  // ragged
     for (int per_sm : {1, 2}) {
         const int blocks = sms * per_sm;
         int m = 0, n = 0;
         grid_shape(blocks, TM, TN, &m, &n);
-        if (!check<TM, TN, S>(buf, m, n, kKShort)) return false;
+        if (!check<TM, TN, S, NT>(buf, m, n, kKShort)) return false;
         if (check_only) continue;
         float iter_ns[2] = {0, 0};
         for (int order = 0; order < 2; ++order) {
             const bool issue_first = order == 1;
-            const int bps = issue_first ? occupancy<TM, TN, S, true>() : occupancy<TM, TN, S, false>();
+            const int bps = issue_first ? occupancy<TM, TN, S, true, NT>() : occupancy<TM, TN, S, false, NT>();
             float t[2];
             for (int ki = 0; ki < 2; ++ki) {
                 const int k = ki == 0 ? kKShort : kKLong;
-                t[ki] = issue_first ? time_launch<TM, TN, S, true>(buf, m, n, k, blocks, e0, e1)
-                                    : time_launch<TM, TN, S, false>(buf, m, n, k, blocks, e0, e1);
+                t[ki] = issue_first ? time_launch<TM, TN, S, true, NT>(buf, m, n, k, blocks, e0, e1)
+                                    : time_launch<TM, TN, S, false, NT>(buf, m, n, k, blocks, e0, e1);
                 if (t[ki] < 0) return false;
-                std::printf("{\"probe\":\"gemm_order\",\"order\":\"%s\",\"tile_m\":%d,\"tile_n\":%d,\"tile_k\":%d,"
-                            "\"stages\":%d,\"warps\":8,\"m\":%d,\"n\":%d,\"k\":%d,\"blocks\":%d,\"blocks_per_sm\":%d,"
-                            "\"ms\":%.5f}\n",
-                            issue_first ? "issue_first" : "wait_first", TM, TN, kTK, S, m, n, k, blocks, bps, t[ki]);
+                std::printf("{\"probe\":\"gemm_order\",\"layout\":\"%s\",\"order\":\"%s\",\"tile_m\":%d,\"tile_n\":%d,"
+                            "\"tile_k\":%d,\"stages\":%d,\"warps\":8,\"m\":%d,\"n\":%d,\"k\":%d,\"blocks\":%d,"
+                            "\"blocks_per_sm\":%d,\"ms\":%.5f}\n",
+                            layout, issue_first ? "issue_first" : "wait_first", TM, TN, kTK, S, m, n, k, blocks, bps,
+                            t[ki]);
             }
             iter_ns[order] = (t[1] - t[0]) * 1e6f / ((kKLong - kKShort) / kTK);
         }
-        std::printf("{\"probe\":\"gemm_order_iteration\",\"tile_m\":%d,\"tile_n\":%d,\"stages\":%d,\"warps\":8,"
-                    "\"blocks\":%d,\"tile_bytes\":%d,\"wait_first_ns\":%.1f,\"issue_first_ns\":%.1f,"
+        std::printf("{\"probe\":\"gemm_order_iteration\",\"layout\":\"%s\",\"tile_m\":%d,\"tile_n\":%d,\"stages\":%d,"
+                    "\"warps\":8,\"blocks\":%d,\"tile_bytes\":%d,\"wait_first_ns\":%.1f,\"issue_first_ns\":%.1f,"
                     "\"issue_first_over_wait_first\":%.4f}\n",
-                    TM, TN, S, blocks, (TM + TN) * kTK * 2, iter_ns[0], iter_ns[1], iter_ns[1] / iter_ns[0]);
+                    layout, TM, TN, S, blocks, (TM + TN) * kTK * 2, iter_ns[0], iter_ns[1], iter_ns[1] / iter_ns[0]);
         std::fflush(stdout);
     }
     return true;
+}
+
+// Every tile and stage count of the probe in one layout.
+template <bool NT>
+bool run_layout(const Bufs& buf, int sms, bool check_only, cudaEvent_t e0, cudaEvent_t e1) {
+    return run_config<64, 64, 2, NT>(buf, sms, check_only, e0, e1) && run_config<64, 64, 3, NT>(buf, sms, check_only, e0, e1) &&
+           run_config<64, 128, 2, NT>(buf, sms, check_only, e0, e1) && run_config<64, 128, 3, NT>(buf, sms, check_only, e0, e1) &&
+           run_config<128, 64, 2, NT>(buf, sms, check_only, e0, e1) && run_config<128, 64, 3, NT>(buf, sms, check_only, e0, e1) &&
+           run_config<128, 128, 2, NT>(buf, sms, check_only, e0, e1) &&
+           run_config<128, 128, 3, NT>(buf, sms, check_only, e0, e1);
 }
 
 }  // namespace
@@ -216,10 +240,7 @@ int main(int argc, char** argv) {
     cudaEvent_t e0, e1;
     cudaEventCreate(&e0);
     cudaEventCreate(&e1);
-    const bool ok = run_config<64, 64, 2>(buf, sms, check_only, e0, e1) && run_config<64, 64, 3>(buf, sms, check_only, e0, e1) &&
-                    run_config<64, 128, 2>(buf, sms, check_only, e0, e1) && run_config<64, 128, 3>(buf, sms, check_only, e0, e1) &&
-                    run_config<128, 64, 2>(buf, sms, check_only, e0, e1) && run_config<128, 64, 3>(buf, sms, check_only, e0, e1) &&
-                    run_config<128, 128, 2>(buf, sms, check_only, e0, e1) && run_config<128, 128, 3>(buf, sms, check_only, e0, e1);
-    if (ok && check_only) std::printf("{\"probe\":\"gemm_order_check\",\"configurations\":8,\"ok\":true}\n");
+    const bool ok = run_layout<false>(buf, sms, check_only, e0, e1) && run_layout<true>(buf, sms, check_only, e0, e1);
+    if (ok && check_only) std::printf("{\"probe\":\"gemm_order_check\",\"configurations\":16,\"ok\":true}\n");
     return ok ? 0 : 1;
 }
