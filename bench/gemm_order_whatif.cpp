@@ -8,8 +8,9 @@
 // each order, in ns: the probe's iteration cost, and the line's value at 0 iterations (the
 // launch's fixed part: t(2048) - 64 x the iteration cost). bench/scripts/gemm_order_table.py joins it with
 // the probe's output.
-// Usage: gemm_order_whatif [--gpu calibrated/h200] [--wait-then-issue 0|1]
-//   --wait-then-issue overrides the profile's calibration.pipeline_wait_then_issue (change 36).
+// Usage: gemm_order_whatif [--gpu calibrated/h200] [--wait-then-issue 0|1] [--stages 2|3]
+//   --wait-then-issue overrides the profile's calibration.pipeline_wait_then_issue (change 36);
+//   --stages keeps only the configurations of that stage count (both by default).
 #include <cstdio>
 #include <string>
 
@@ -58,6 +59,7 @@ double predict(const Hardware& hw, int tm, int tn, int stages, int m, int n, int
 int main(int argc, char** argv) {
     std::string gpu = "calibrated/h200";
     int wait_then_issue = -1;
+    int only_stages = 0;
     for (int i = 1; i < argc; i += 2) {
         const std::string a = argv[i];
         if (i + 1 >= argc) {
@@ -69,8 +71,10 @@ int main(int argc, char** argv) {
             gpu = v;
         } else if (a == "--wait-then-issue" && (v == "0" || v == "1")) {
             wait_then_issue = v == "1";
+        } else if (a == "--stages" && (v == "2" || v == "3")) {
+            only_stages = v == "2" ? 2 : 3;
         } else {
-            std::fprintf(stderr, "gemm_order_whatif: unknown flag or value %s %s (flags: --gpu NAME, --wait-then-issue 0|1)\n",
+            std::fprintf(stderr, "gemm_order_whatif: unknown flag or value %s %s (flags: --gpu NAME, --wait-then-issue 0|1, --stages 2|3)\n",
                          a.c_str(), v.c_str());
             return 2;
         }
@@ -86,6 +90,7 @@ int main(int argc, char** argv) {
         for (int tn : {64, 128})
             for (int stages : {2, 3})
                 for (int per_sm : {1, 2}) {
+                    if (only_stages != 0 && stages != only_stages) continue;
                     const int blocks = sms * per_sm;
                     const int tiles_n = blocks % 12 == 0 ? 12 : blocks;
                     const int m = blocks / tiles_n * tm, n = tiles_n * tn;
