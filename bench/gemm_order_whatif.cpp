@@ -1,13 +1,13 @@
 // gemm_order_whatif: the simulator's iteration cost of the GEMM kernel in both loop orders, on the
 // grids of tilescope-gemm-order-probe (docs/validation change 55). Not a test.
-// For each tile {64,128} x {64,128} x 32, 8 warps, stages {2, 3} and sms x {1, 2} blocks (11 x 12
-// tiles per wave when sms is a multiple of 12, as the probe), it predicts K = 2048 and K = 8192
-// with the launch as lowered (Launch::loads_after_wait = true: the GEMM kernel's wait-then-issue
-// loop) and with loads_after_wait = false (FlashAttention-2's issue-then-wait order, the probe's
+// For each tile {64,128} x {64,128} x 32, 8 warps, stages {2, 3} and sms x {1, 2} blocks (the
+// probe's problems: kernels/tools/gemm_order_grid.hpp), it predicts K = 2048 and K = 8192 with the
+// launch as lowered (Launch::loads_after_wait = true: the GEMM kernel's wait-then-issue loop) and
+// with loads_after_wait = false (FlashAttention-2's issue-then-wait order, the probe's
 // kIssueFirst), and prints one JSON object per configuration with (t(8192) - t(2048)) / 192 for
 // each order, in ns: the probe's iteration cost, and the line's value at 0 iterations (the
-// launch's fixed part: t(2048) - 64 x the iteration cost). bench/scripts/gemm_order_table.py joins it with
-// the probe's output.
+// launch's fixed part: t(2048) - 64 x the iteration cost). bench/scripts/gemm_order_table.py
+// joins it with the probe's output.
 // Usage: gemm_order_whatif [--gpu calibrated/h200] [--wait-then-issue 0|1] [--stages 2|3]
 //   --wait-then-issue overrides the profile's calibration.pipeline_wait_then_issue (change 36);
 //   --stages keeps only the configurations of that stage count (both by default).
@@ -17,6 +17,7 @@
 #include "core/hardware.hpp"
 #include "core/lower.hpp"
 #include "core/workload.hpp"
+#include "kernels/tools/gemm_order_grid.hpp"
 #include "simulator/simulate.hpp"
 
 using namespace tilescope;
@@ -92,8 +93,8 @@ int main(int argc, char** argv) {
                 for (int per_sm : {1, 2}) {
                     if (only_stages != 0 && stages != only_stages) continue;
                     const int blocks = sms * per_sm;
-                    const int tiles_n = blocks % 12 == 0 ? 12 : blocks;
-                    const int m = blocks / tiles_n * tm, n = tiles_n * tn;
+                    int m = 0, n = 0;
+                    order_probe::grid_shape(blocks, tm, tn, &m, &n);
                     double iter[2], fixed[2];
                     for (int order = 0; order < 2; ++order) {
                         const double t0 = predict(*hw, tm, tn, stages, m, n, 2048, order == 0);
