@@ -4,10 +4,11 @@
 # (b16 h32 N1024 d64, b8 h16 N2048 d128) and two of GEMM (8192x2048x512, 2048^3), one launch
 # each, for the iteration model of docs/validation/README.md ("What would move the figures").
 # SET "others" instead probes a flash1 and a naive-attention training sweep (all three launches of
-# naive attention) and safe and online softmax on a shape that is not in the data set.
+# naive attention) and safe and online softmax on a shape that is not in the data set. SET
+# "gemm-iter" counts the instructions of the iteration series' GEMM grids (change 56).
 # Device call:
 #   stage: bash validate/scripts/stage.sh build/release; carry ".deps/calib".
-#   run:   bash bench/scripts/issue_probe.sh "$OUT" [flash2-gemm|others]
+#   run:   bash bench/scripts/issue_probe.sh "$OUT" [flash2-gemm|others|gemm-iter]
 # Writes $OUT/provenance.txt and $OUT/<case>.csv (ncu --csv --page raw; one row per launch).
 set -u
 OUT=${1:-/tmp/issue_probe}
@@ -25,6 +26,24 @@ run() {  # name, kernel regex, workload flags (LAUNCHES: launches to profile, de
   echo "$name rc=$?"
 }
 TILES9="128:32:8 128:64:8 128:128:8 64:32:4 64:64:4 64:128:4 32:32:2 32:64:2 32:128:2"
+if [ "$SET" = gemm-iter ]; then
+  # The iteration series' one-wave GEMM grids (validate/scripts/iteration_series.sh: 132 blocks,
+  # N = 12 tiles, every tile x {4, 8} warps x {2, 3, 4} stages) at K = 2048 and 8192, instruction
+  # counts only: the difference over the 192 iterations between them is one iteration's
+  # instructions per warp (change 56). Counts depend on the binary, not the clock or the card.
+  for TM in 64 128; do for TN in 64 128; do
+    if [ "$TN" = 64 ]; then N=768; else N=1536; fi
+    M=$((132 / 12 * TM))
+    for W in 4 8; do for S in 2 3 4; do for K in 2048 8192; do
+      "$NCU" --clock-control none --metrics smsp__inst_executed.sum,gpu__time_duration.sum,smsp__warps_active.avg.per_cycle_active \
+          --csv --page raw --kernel-name "regex:gemm_kernel" --launch-count 1 \
+          "$B" measure --kernel gemm --m $M --n $N --k $K --tile-m $TM --tile-n $TN --tile-k 32 --stages $S --warps $W \
+          --repeats 1 --warmup 0 --no-counters > "$OUT/gemmiter_${TM}x${TN}_w${W}_s${S}_k${K}.csv" 2> "$OUT/gemmiter_${TM}x${TN}_w${W}_s${S}_k${K}.err"
+      echo "gemmiter ${TM}x${TN} w$W s$S k$K rc=$?"
+    done; done; done
+  done; done
+  exit 0
+fi
 if [ "$SET" = others ]; then
   for t in $TILES9; do
     IFS=: read -r br bc w <<< "$t"
