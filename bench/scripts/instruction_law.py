@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Iteration costs against the instructions a warp executes per iteration (docs/validation change 56).
 
-    bench/scripts/instruction_law.py ISSUE_PROBE.tgz RESIDENCY.jsonl LENGTH.jsonl
+    bench/scripts/instruction_law.py ISSUE_PROBE.tgz RESIDENCY.jsonl LENGTH.jsonl [COUNTS.tgz ITERATION.jsonl]
 
 ISSUE_PROBE.tgz: Nsight Compute's counters of two GEMM sweeps (m n k = 2048 2048 2048 and 8192
 2048 512, four tiles each, 8 warps, 3 stages) and two FlashAttention-2 sweeps
@@ -21,7 +21,15 @@ FlashAttention-2. The issue probe's instruction law (bench/scripts/issue_probe_s
 head-dim column, per warp and K/V iteration) gives each length-series tile's instructions; its
 measured cost of one more iteration of the whole wave (least squares time = F + I x n over
 n >= 4) is printed per instruction a warp executes and per instruction each SM sub-partition
-issues (k = resident warps / 4). Pure Python; exit 2 with a one-line error on unreadable input.
+issues (k = resident warps / 4).
+
+With COUNTS.tgz (bench/scripts/issue_probe.sh SET gemm-iter: the iteration series' one-wave GEMM
+grids at K = 2048 and 8192, instruction counts only; bench/results/h200_gemm_inst_counts_2026-11-28.tgz)
+and ITERATION.jsonl (the iteration series, bench/results/h100_iteration_series_2026-11-26/iter.jsonl),
+it also prints every tile x {4, 8} warps x {2, 3, 4} stages: instructions per warp and iteration
+(the difference over the 192 iterations between the two K), the measured ns per iteration with
+one and two blocks per SM, and a least-squares line lone = a + b x instructions per warps and
+stages. Pure Python; exit 2 with a one-line error on unreadable input.
 """
 import json
 import re
@@ -137,8 +145,58 @@ def flash2(length):
     print("I / inst over %d tiles: %.2f to %.2f ns" % (len(ratios), min(ratios), max(ratios)))
 
 
+def iteration_series(counts_path, series):
+    try:
+        sources = read_sources(counts_path)
+    except (OSError, ValueError) as e:
+        fail(f"{counts_path}: {e}")
+    inst = {}
+    for name, text in sources.items():
+        m = re.match(r"gemmiter_(\d+)x(\d+)_w(\d+)_s(\d+)_k(\d+)$", name)
+        if not m:
+            continue
+        try:
+            inst[tuple(map(int, m.groups()))] = num(parse(text)[0], "smsp__inst_executed.sum")
+        except (ValueError, IndexError) as e:
+            fail(f"{counts_path}: {name}: {e}")
+    per = {}
+    for (tm, tn, w, s, k), v in inst.items():
+        if k == 8192 and (tm, tn, w, s, 2048) in inst:
+            per[(tm, tn, w, s)] = (v - inst[(tm, tn, w, s, 2048)]) / (SMS * w * (8192 - 2048) // 32)
+    if not per:
+        fail(f"{counts_path}: no configuration counted at both K = 2048 and 8192")
+    times = defaultdict(dict)
+    for r in series:
+        w = r["workload"]
+        if w["kernel"] != "gemm":
+            continue
+        launch = r["launches"][0]
+        grid = launch["grid"][0] * launch["grid"][1] * launch["grid"][2]
+        times[(w["tile_m"], w["tile_n"], w["warps"], w["stages"])][grid // SMS] = \
+            launch["metrics"][TIME] / (w["k"] / w["tile_k"])
+    print("\nGEMM iteration series: instructions per warp and iteration (counts) and ns per iteration")
+    print("with 1 and 2 blocks per SM (series)")
+    print("%-9s %2s %2s %8s %8s %8s %8s" % ("tile", "W", "S", "inst", "1/SM", "2/SM", "ns/inst"))
+    groups = defaultdict(list)
+    for key in sorted(per):
+        t = times.get(key, {})
+        lone = t.get(1)
+        if lone is not None:
+            groups[key[2:]].append((per[key], lone))
+        print("%-9s %2d %2d %8.1f %8s %8s %8s" % (
+            f"{key[0]}x{key[1]}", key[2], key[3], per[key], "%.1f" % lone if lone else "-",
+            "%.1f" % t[2] if 2 in t else "-", "%.2f" % (lone / per[key]) if lone else "-"))
+    for (w, s), pts in sorted(groups.items()):
+        if len({x for x, _ in pts}) < 2:
+            continue
+        a, b = line(pts)
+        worst = max(abs(y - a - b * x) for x, y in pts)
+        print("%d warps, %d stages: lone-block iteration = %.1f ns + %.3f ns x instructions (worst residual %.1f ns)"
+              % (w, s, a, b, worst))
+
+
 def main():
-    if len(sys.argv) != 4:
+    if len(sys.argv) not in (4, 6):
         sys.exit(__doc__)
     try:
         probe = {}
@@ -150,6 +208,8 @@ def main():
         fail(f"{sys.argv[1]}: {e}")
     gemm(probe, records(sys.argv[2]))
     flash2(records(sys.argv[3]))
+    if len(sys.argv) == 6:
+        iteration_series(sys.argv[4], records(sys.argv[5]))
 
 
 if __name__ == "__main__":
