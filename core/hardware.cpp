@@ -112,6 +112,8 @@ const std::vector<CalSpec>& calibration_specs() {
         {"warp_fill_wait_ns_per_byte", &Calibration::warp_fill_wait_ns_per_byte, CalRule::non_negative, true},
         {"warp_wait_shared", &Calibration::warp_wait_shared, CalRule::flag, true},
         {"warp_smsp_pacing", &Calibration::warp_smsp_pacing, CalRule::flag, true},
+        {"warp_chain_ns", &Calibration::warp_chain_ns, CalRule::non_negative, true},
+        {"warp_chain_ns_per_instruction", &Calibration::warp_chain_ns_per_instruction, CalRule::non_negative, true},
         {"sm_l2_bytes_per_cycle", &Calibration::sm_l2_bytes_per_cycle, CalRule::positive},
         {"load_latency_scale", &Calibration::load_latency_scale, CalRule::positive, true},
         {"load_latency_ns_per_byte", &Calibration::load_latency_ns_per_byte, CalRule::non_negative, true},
@@ -601,6 +603,9 @@ std::string profile_fingerprint(const Hardware& hw) {
         if (c.warp_fill_wait_ns_per_byte > 0) cal << " warp_fill_wait_ns_per_byte " << c.warp_fill_wait_ns_per_byte;
         if (c.warp_wait_shared != 0.0) cal << " warp_wait_shared " << c.warp_wait_shared;
         if (c.warp_smsp_pacing != 0.0) cal << " warp_smsp_pacing " << c.warp_smsp_pacing;
+        if (c.warp_chain_ns_per_instruction > 0)
+            cal << " warp_chain_ns " << c.warp_chain_ns << " warp_chain_ns_per_instruction "
+                << c.warp_chain_ns_per_instruction;
     }
     if (c.load_latency_scale != 1.0) cal << " load_latency_scale " << c.load_latency_scale;
     if (c.load_latency_ns_per_byte > 0) cal << " load_latency_ns_per_byte " << c.load_latency_ns_per_byte;

@@ -121,11 +121,23 @@ struct Calibration {
     // launches whose blocks load the sub-partitions unevenly change (4- and 8-warp blocks never
     // do). 0 = off: profiles without the field predict exactly as before.
     double warp_smsp_pacing = 0.0;
+    // Simulator: the power law's wait per mma-loop iteration as the chain of instructions one warp
+    // executes in it (docs/validation change 56). Launches whose lowering knows that count
+    // (Launch::chain_instructions: the plain GEMM kernel at 8 warps and tile_k 32, counted by
+    // Nsight Compute, core/kernel_registers.hpp compiled_gemm_instructions) wait
+    //   max(0, warp_chain_ns + warp_chain_ns_per_instruction x instructions - a lone block's work)
+    // per iteration instead of warp_iteration_ns (+ the fill wait), so that a block alone on its SM
+    // takes the chain, and B blocks in step the chain plus (B - 1) blocks' work. The H100's
+    // iteration series measured lone 8-warp, 3-stage iterations at 71.5 ns + 3.330 ns per
+    // instruction within 2 ns on all four tiles. Other launches keep warp_iteration_ns. Power-law
+    // form only. 0 = off (the default: profiles without the fields predict exactly as before).
+    double warp_chain_ns = 0.0;
+    double warp_chain_ns_per_instruction = 0.0;
     bool warp_model() const {
         return warp_iteration_ns > 0 || warp_load_issue_ns_per_byte > 0 || warp_overlap_exponent != 1.0 ||
                warp_smem_read_ns_per_byte > 0 || warp_op_ns > 0 || warp_issue_model != 0.0 || warp_queue_model != 0.0 ||
                warp_load_issue_serial != 0.0 || warp_fill_wait_ns_per_byte > 0 || warp_wait_shared != 0.0 ||
-               warp_smsp_pacing != 0.0;
+               warp_smsp_pacing != 0.0 || warp_chain_ns_per_instruction > 0;
     }
     // Simulator: exposed latency of a tile load, as a multiple of the pointer-chase latencies
     // (hbm_latency_ns, l2_latency_ns). A pointer chase times one dependent 4-byte load on an idle

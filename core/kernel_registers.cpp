@@ -42,4 +42,15 @@ std::optional<int> compiled_gemm_registers(GemmUse use, DType dtype, int tile_m,
     return t[m - 1][n - 1];
 }
 
+std::optional<double> compiled_gemm_instructions(GemmUse use, DType dtype, int tile_m, int tile_n, int tile_k,
+                                                 int warps, int stages) {
+    const int m = menu_index(tile_m), n = menu_index(tile_n);
+    if (use != GemmUse::gemm || dtype != DType::fp16 || tile_k != 32 || warps != 8 || m < 1 || n < 1 ||
+        stages < 2 || stages > 4)
+        return std::nullopt;
+    // [tile_m 64/128][tile_n 64/128][stages 2, 3, 4]
+    static constexpr double kInst[2][2][3] = {{{146, 140, 139}, {182, 179, 181}}, {{188, 185, 187}, {235, 229, 229}}};
+    return kInst[m - 1][n - 1][stages - 2];
+}
+
 }  // namespace tilescope

@@ -31,4 +31,14 @@ std::optional<int> compiled_attention_registers(KernelFamily family, DType dtype
 enum class GemmUse { gemm, attention_qk, attention_pv };
 std::optional<int> compiled_gemm_registers(GemmUse use, DType dtype, int tile_m, int tile_n, int tile_k, int warps);
 
+// Instructions one warp of the plain GEMM kernel (GemmUse::gemm, fp16, tile_k 32, 8 warps)
+// executes per k-iteration, for 2, 3 or 4 stages: Nsight Compute's smsp__inst_executed.sum of
+// one-wave grids at K = 2048 and 8192, the difference over the 192 iterations between them per
+// warp (bench/results/h200_gemm_inst_counts_2026-11-28.tgz, bench/scripts/instruction_law.py;
+// docs/validation change 56). A fact of the compiled sm_90 kernel like its registers; the H100
+// issue probe counted the same 140, 179, 185 and 229 at 3 stages. Other uses (naive attention's
+// QK^T and P V: other epilogues and B layouts), dtypes, warp counts and tiles: nullopt.
+std::optional<double> compiled_gemm_instructions(GemmUse use, DType dtype, int tile_m, int tile_n, int tile_k,
+                                                 int warps, int stages);
+
 }  // namespace tilescope

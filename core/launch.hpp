@@ -77,6 +77,10 @@ struct Launch {
     // also wait for iteration i's to arrive, at most s-1 iterations' loads are in flight, and a
     // latency-bound loop takes L / (s-1) per iteration, not (L + c) / s (docs/validation change 36).
     bool loads_after_wait = false;
+    // Instructions one warp executes per mma-loop iteration, where the compiled kernel's count is
+    // known (core/kernel_registers.hpp compiled_gemm_instructions); 0 = unknown. The simulator's
+    // instruction-chain wait (Calibration::warp_chain_ns_per_instruction) uses it.
+    double chain_instructions = 0;
     // Stores written as mma accumulator fragments straight from registers (the GEMM kernel's
     // epilogue): each lane stores two elements, so the four lanes of a fragment row put
     // 8 x dtype bytes in one row of the output (16 B in fp16: half of a 32-byte sector). This is

@@ -105,6 +105,8 @@ Launch make_gemm_launch(const GemmParams& p) {
     l.registers_per_thread = compiled_gemm_registers(p.use, p.dtype, p.tile_m, p.tile_n, p.tile_k, p.warps)
                                  .value_or(gemm_registers(g.tm, g.tn, l.threads_per_block));
     l.stages = p.stages;
+    l.chain_instructions =
+        compiled_gemm_instructions(p.use, p.dtype, p.tile_m, p.tile_n, p.tile_k, p.warps, p.stages).value_or(0.0);
     // kernels/gemm/gemm.cuh's main loop: cp_async_wait<STAGES - 2>, __syncthreads, then the loads
     // of k-tile kt + STAGES - 1.
     l.loads_after_wait = true;

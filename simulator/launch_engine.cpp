@@ -299,7 +299,9 @@ public:
           residency_(residency(launch, occ, st.hw->warp_size_threads, st.hw->sm_count)),
           tensor_flops_per_ns_(tensor_rate(st.rates, residency_)), warp_(warp_model(st.rates, launch, residency_)),
           lrc_in_step_(residency_.blocks_per_sm == 1 ? st.rates.lrc_in_step_one_block
-                                                      : st.rates.lrc_in_step_several_blocks) {}
+                                                      : st.rates.lrc_in_step_several_blocks),
+          chain_on_(warp_.on && !warp_.issue_form && !warp_.queue_form && st.rates.warp_chain_ns_per_instruction > 0 &&
+                    launch.chain_instructions > 0) {}
 
     Result<LaunchResult> run(double start_ns);
 
@@ -450,6 +452,10 @@ private:
     double memo_load_bytes_ = 0, memo_smem_read_ = 0;
     double memo_comp_ns_ = 0;
     double memo_ld_ns_ = 0;  // the serial load issue's part of memo_comp_ns_ (Phase::warp_ld_ns)
+    double memo_lone_ns_ = 0;  // memo_comp_ns_'s phase for a block alone on its SM (change 56)
+    // The instruction-chain wait applies (change 56): power-law warp model, a chain cost in the
+    // profile and the launch's instructions per iteration known.
+    bool chain_on_ = false;
     // Calibration::warp_smsp_pacing (change 52): per slot index on an SM, the factors its blocks'
     // SM work takes, (k_s / k)^(1-g) for the stretched terms and k_s / k for the serial load
     // issue (Phase::warp_ld_ns), one per slot index. Empty when the launch's blocks load the
@@ -614,6 +620,16 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
                 comp_ns = std::max(comp_ns, t[u]);
             }
             double ld_ns = 0;
+            // What the phase's work takes a block alone on its SM (the instruction-chain wait,
+            // change 56): its slowest pipe, or its warps' serial time with only its own warps.
+            double lone_ns = comp_ns;
+            if (warp_.on && !warp_.issue_form && !warp_.queue_form) {
+                const double lone = warp_.serial_load ? warp_.alone(tensor, load_bytes, smem_read, fp32 + sfu)
+                                                      : warp_.work(tensor, load_bytes, smem_read, fp32 + sfu) *
+                                                            warp_.blocks / std::pow(warp_.k, 1.0 - st_.rates.warp_overlap_exponent) *
+                                                            warp_.alone_scale;
+                lone_ns = std::max(lone_ns, lone);
+            }
             if (warp_.on) {
                 const double w = warp_.work(tensor, load_bytes, smem_read, fp32 + sfu);
                 if (w > comp_ns) {
@@ -632,6 +648,7 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
             memo_smem_read_ = smem_read;
             memo_comp_ns_ = comp_ns;
             memo_ld_ns_ = ld_ns;
+            memo_lone_ns_ = lone_ns;
             memo_frac_ = frac;
         }
         // Issue form: the SM servers' per-job cap from the launch's first mma phase (or, until
@@ -657,6 +674,12 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
                                  ? (warp_.queue_form ? warp_.latency(tensor)
                                                      : warp_.iteration_ns + r.warp_fill_wait_ns_per_byte * load_bytes)
                                  : 0.0;
+        // The instruction-chain wait (change 56, Calibration::warp_chain_ns_per_instruction): where
+        // the launch knows its warps' instructions per iteration, a lone block's iteration is the
+        // chain, so the wait is the chain less the block's own work.
+        if (chain_on_ && tensor > 0)
+            ph.comp_latency_ns =
+                std::max(0.0, r.warp_chain_ns + r.warp_chain_ns_per_instruction * launch_.chain_instructions - memo_lone_ns_);
         ph.comp_ns = memo_comp_ns_;
         ph.warp_ld_ns = memo_ld_ns_;
         ph.frac = memo_frac_;

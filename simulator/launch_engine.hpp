@@ -36,6 +36,8 @@ struct Rates {
     double warp_fill_wait_ns_per_byte = 0;    // Calibration::warp_fill_wait_ns_per_byte (change 45)
     bool warp_wait_shared = false;            // Calibration::warp_wait_shared: the wait is shared SM work (change 48)
     bool warp_smsp_pacing = false;            // Calibration::warp_smsp_pacing: a block's own k_s (change 52)
+    double warp_chain_ns = 0;                 // Calibration::warp_chain_ns (change 56)
+    double warp_chain_ns_per_instruction = 0; // Calibration::warp_chain_ns_per_instruction (change 56)
     int sm_subpartitions = 4;
     double fp32_flops_per_ns = 0;      // one SM
     double sfu_ops_per_ns = 0;         // one SM

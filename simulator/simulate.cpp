@@ -88,13 +88,15 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
         !(c.block_reduction_ns >= 0) || !std::isfinite(c.block_reduction_ns) ||
         !(c.fragment_store_issue_ns_per_byte >= 0) || !std::isfinite(c.fragment_store_issue_ns_per_byte) ||
         !(c.hbm_activations_per_s >= 0) || !std::isfinite(c.hbm_activations_per_s) ||
-        !(c.warp_fill_wait_ns_per_byte >= 0) || !std::isfinite(c.warp_fill_wait_ns_per_byte)) {
+        !(c.warp_fill_wait_ns_per_byte >= 0) || !std::isfinite(c.warp_fill_wait_ns_per_byte) ||
+        !(c.warp_chain_ns >= 0) || !std::isfinite(c.warp_chain_ns) || !(c.warp_chain_ns_per_instruction >= 0) ||
+        !std::isfinite(c.warp_chain_ns_per_instruction)) {
         return make_error("profile " + hw.name +
                           ": l2_bytes, latencies, overheads, calibration.tensor_flops_per_cycle_per_warp, "
                           "warp_iteration_ns, warp_load_issue_ns_per_byte, warp_smem_read_ns_per_byte, "
                           "warp_op_ns, load_latency_ns_per_byte, load_latency_ns_per_tbps, block_reduction_ns and "
                           "fragment_store_bytes_per_s, fragment_store_issue_ns_per_byte, hbm_activations_per_s, "
-                          "warp_fill_wait_ns_per_byte must be >= 0");
+                          "warp_fill_wait_ns_per_byte, warp_chain_ns, warp_chain_ns_per_instruction must be >= 0");
     }
     if (c.fragment_store_own_drain != 0.0 && !(c.fragment_store_bytes_per_s > 0)) {
         return make_error("profile " + hw.name +
@@ -139,6 +141,12 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
                           "warp_queue_model 0; got " + std::to_string(c.warp_issue_model) + " and " +
                           std::to_string(c.warp_queue_model) + ")");
     }
+    if (c.warp_chain_ns_per_instruction > 0 && (c.warp_issue_model != 0.0 || c.warp_queue_model != 0.0)) {
+        return make_error("profile " + hw.name +
+                          ": calibration.warp_chain_ns_per_instruction needs the power-law warp model (warp_issue_model 0 "
+                          "and warp_queue_model 0; got " + std::to_string(c.warp_issue_model) + " and " +
+                          std::to_string(c.warp_queue_model) + ")");
+    }
     if (c.warp_smsp_pacing != 0.0 && (c.warp_issue_model != 0.0 || c.warp_queue_model != 0.0)) {
         return make_error("profile " + hw.name +
                           ": calibration.warp_smsp_pacing 1 needs warp_issue_model 0 and warp_queue_model 0 (got " +
@@ -178,6 +186,8 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
     r.warp_fill_wait_ns_per_byte = c.warp_fill_wait_ns_per_byte;
     r.warp_wait_shared = c.warp_wait_shared != 0.0;
     r.warp_smsp_pacing = c.warp_smsp_pacing != 0.0;
+    r.warp_chain_ns = c.warp_chain_ns;
+    r.warp_chain_ns_per_instruction = c.warp_chain_ns_per_instruction;
     r.sm_subpartitions = std::max(1, hw.sm_subpartitions);
     r.fp32_flops_per_ns = hw.fp32_flops_per_s / sms * c.fp32_efficiency * 1e-9;
     r.sfu_ops_per_ns = hw.sfu_ops_per_s / sms * 1e-9;
