@@ -697,3 +697,82 @@ TEST_CASE("warp model, sub-partition pacing: the flag is optional, 0 or 1, power
           "[sim][warp_model][smsp_pacing][profile]") {
     check_power_law_flag(&Calibration::warp_smsp_pacing, "warp_smsp_pacing");
 }
+
+// The instruction-chain wait (Calibration::warp_chain_ns, warp_chain_ns_per_instruction, docs/
+// validation change 56): an mma iteration of a launch that knows its warps' instructions per
+// iteration (Launch::chain_instructions) waits a + lambda x instructions less the phase's lone-block
+// work. A wait: a block alone pays it every iteration, B blocks in step once per iteration.
+TEST_CASE("warp model, instruction chain: the wait grows by lambda x instructions, once for blocks in step",
+          "[sim][warp_model][chain]") {
+    Hardware hw = quiet_gpu();
+    hw.calibration.tensor_flops_per_cycle_per_warp = 128;
+    hw.calibration.warp_overlap_exponent = 0.6;
+    hw.calibration.warp_iteration_ns = 200;
+    const std::int64_t iters = 8;
+    const double inst = 150;
+    Hardware chain = hw;
+    chain.calibration.warp_chain_ns = 4000;  // longer than the phase's work: the chain binds
+    chain.calibration.warp_chain_ns_per_instruction = 3;
+    Hardware longer = chain;
+    longer.calibration.warp_chain_ns_per_instruction = 4;
+    for (int b = 1; b <= 3; ++b) {
+        Launch l = test::tensor_launch(132 * b, 256, 2e6, iters);
+        INFO("blocks per SM " << b);
+        // Without a count the launch keeps warp_iteration_ns, bit for bit.
+        CHECK(duration(l, chain) == duration(l, hw));
+        l.chain_instructions = inst;
+        CHECK(duration(l, longer) == Approx(duration(l, chain) + iters * inst).epsilon(1e-6));
+    }
+    // A lone block's iteration is the chain: its wait and its work add up to a + lambda x inst,
+    // so moving work into the phase does not lengthen it while the chain is longer.
+    Launch lone = test::tensor_launch(132, 256, 2e6, iters);
+    lone.chain_instructions = inst;
+    Launch heavier = test::tensor_launch(132, 256, 4e6, iters);
+    heavier.chain_instructions = inst;
+    CHECK(duration(heavier, chain) == Approx(duration(lone, chain)).epsilon(1e-6));
+    // A chain shorter than the work waits nothing: the same as no fixed wait at all.
+    Hardware tiny = chain;
+    tiny.calibration.warp_chain_ns = 0;
+    tiny.calibration.warp_chain_ns_per_instruction = 1e-6;
+    Hardware no_wait = hw;
+    no_wait.calibration.warp_iteration_ns = 0;
+    Launch plain = lone;
+    plain.chain_instructions = 0;
+    CHECK(duration(lone, tiny) == Approx(duration(plain, no_wait)).epsilon(1e-9));
+}
+
+TEST_CASE("warp model, instruction chain: the fields are optional, round-trip, are fingerprinted and range-checked",
+          "[sim][warp_model][chain][profile]") {
+    Hardware hw = test::test_gpu();
+    hw.calibration.calibrated = true;
+    hw.calibration.warp_iteration_ns = 250;
+    CHECK(hardware_to_json(hw).find("warp_chain_ns") == std::string::npos);
+    const std::string before = profile_fingerprint(hw);
+    hw.calibration.warp_chain_ns = 71.5;
+    hw.calibration.warp_chain_ns_per_instruction = 3.33;
+    CHECK(profile_fingerprint(hw) != before);
+    auto back = parse_hardware(hardware_to_json(hw), "test");
+    INFO((back ? std::string() : back.error().message));
+    REQUIRE(back.ok());
+    CHECK(back->calibration.warp_chain_ns == 71.5);
+    CHECK(back->calibration.warp_chain_ns_per_instruction == 3.33);
+    Calibration only;
+    only.warp_chain_ns_per_instruction = 3;
+    CHECK(only.warp_model());
+
+    Launch l = test::tensor_launch(1, 64, 1e3);
+    l.chain_instructions = 100;
+    hw.calibration.warp_chain_ns = -1;
+    auto neg = sim::simulate(test::test_workload(), {l}, hw, sim::Options{});
+    REQUIRE_FALSE(neg.ok());
+    CHECK(neg.error().message.find("warp_chain_ns") != std::string::npos);
+    hw.calibration.warp_chain_ns = 71.5;
+    hw.calibration.warp_overlap_exponent = 1;
+    for (double Calibration::*form : {&Calibration::warp_issue_model, &Calibration::warp_queue_model}) {
+        Hardware f = hw;
+        f.calibration.*form = 1;
+        auto r = sim::simulate(test::test_workload(), {l}, f, sim::Options{});
+        REQUIRE_FALSE(r.ok());
+        CHECK(r.error().message.find("warp_chain_ns_per_instruction needs the power-law warp model") != std::string::npos);
+    }
+}
