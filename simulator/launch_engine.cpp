@@ -209,13 +209,13 @@ struct WarpModel {
         }
         return t_issue * work_scale;
     }
-    // Serial load issue: what a block alone on its SM takes for the same phase (its k_b warps per
-    // sub-partition), so that work / alone is the per-job cap.
+    // Power-law form: what a block alone on its SM takes for the same phase (its k_b warps per
+    // sub-partition). With the serial load issue, work / alone is the per-job cap.
     double alone(double tensor, double load_bytes, double smem_read_bytes, double ops) const {
         const double ld = issue_ns_per_load_byte * load_bytes;
         const double rest = (tensor > 0 ? tensor * inv_warps * ns_per_tensor_flop_per_warp : 0.0) +
                             ns_per_smem_read_byte * smem_read_bytes + ns_per_op * ops;
-        return rest * alone_scale + kb * ld;
+        return serial_load ? rest * alone_scale + kb * ld : (rest + ld) * alone_scale;
     }
     // Issue form: one warp's issue time and its mma chain for a phase with these block-wide amounts.
     double issue(double load_bytes, double smem_read_bytes, double ops) const {
@@ -622,14 +622,9 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
             double ld_ns = 0;
             // What the phase's work takes a block alone on its SM (the instruction-chain wait,
             // change 56): its slowest pipe, or its warps' serial time with only its own warps.
-            double lone_ns = comp_ns;
-            if (warp_.on && !warp_.issue_form && !warp_.queue_form) {
-                const double lone = warp_.serial_load ? warp_.alone(tensor, load_bytes, smem_read, fp32 + sfu)
-                                                      : warp_.work(tensor, load_bytes, smem_read, fp32 + sfu) *
-                                                            warp_.blocks / std::pow(warp_.k, 1.0 - st_.rates.warp_overlap_exponent) *
-                                                            warp_.alone_scale;
-                lone_ns = std::max(lone_ns, lone);
-            }
+            // Only the chain needs it (chain_on_ implies the power-law form).
+            const double lone_ns =
+                chain_on_ ? std::max(comp_ns, warp_.alone(tensor, load_bytes, smem_read, fp32 + sfu)) : 0.0;
             if (warp_.on) {
                 const double w = warp_.work(tensor, load_bytes, smem_read, fp32 + sfu);
                 if (w > comp_ns) {

@@ -35,11 +35,9 @@ if [ "$SET" = gemm-iter ]; then
     if [ "$TN" = 64 ]; then N=768; else N=1536; fi
     M=$((132 / 12 * TM))
     for W in 4 8; do for S in 2 3 4; do for K in 2048 8192; do
-      "$NCU" --clock-control none --metrics smsp__inst_executed.sum,gpu__time_duration.sum,smsp__warps_active.avg.per_cycle_active \
-          --csv --page raw --kernel-name "regex:gemm_kernel" --launch-count 1 \
-          "$B" measure --kernel gemm --m $M --n $N --k $K --tile-m $TM --tile-n $TN --tile-k 32 --stages $S --warps $W \
-          --repeats 1 --warmup 0 --no-counters > "$OUT/gemmiter_${TM}x${TN}_w${W}_s${S}_k${K}.csv" 2> "$OUT/gemmiter_${TM}x${TN}_w${W}_s${S}_k${K}.err"
-      echo "gemmiter ${TM}x${TN} w$W s$S k$K rc=$?"
+      SECTIONS="--metrics smsp__inst_executed.sum,gpu__time_duration.sum,smsp__warps_active.avg.per_cycle_active" \
+          run "gemmiter_${TM}x${TN}_w${W}_s${S}_k${K}" gemm_kernel --kernel gemm --m $M --n $N --k $K \
+          --tile-m $TM --tile-n $TN --tile-k 32 --stages $S --warps $W
     done; done; done
   done; done
   exit 0
