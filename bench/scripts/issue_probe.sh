@@ -5,10 +5,12 @@
 # each, for the iteration model of docs/validation/README.md ("What would move the figures").
 # SET "others" instead probes a flash1 and a naive-attention training sweep (all three launches of
 # naive attention) and safe and online softmax on a shape that is not in the data set. SET
-# "gemm-iter" counts the instructions of the iteration series' GEMM grids (change 56).
+# "gemm-iter" counts the instructions of the iteration series' GEMM grids (change 56); SET
+# "gemm-smem" profiles the same grids' shared-memory pipe (wavefronts, bank conflicts, ldmatrix and
+# cp.async instructions) and tensor pipe, per block and iteration (change 57).
 # Device call:
 #   stage: bash validate/scripts/stage.sh build/release; carry ".deps/calib".
-#   run:   bash bench/scripts/issue_probe.sh "$OUT" [flash2-gemm|others|gemm-iter]
+#   run:   bash bench/scripts/issue_probe.sh "$OUT" [flash2-gemm|others|gemm-iter|gemm-smem]
 # Writes $OUT/provenance.txt and $OUT/<case>.csv (ncu --csv --page raw; one row per launch).
 set -u
 OUT=${1:-/tmp/issue_probe}
@@ -37,6 +39,24 @@ if [ "$SET" = gemm-iter ]; then
     for W in 4 8; do for S in 2 3 4; do for K in 2048 8192; do
       SECTIONS="--metrics smsp__inst_executed.sum,gpu__time_duration.sum,smsp__warps_active.avg.per_cycle_active" \
           run "gemmiter_${TM}x${TN}_w${W}_s${S}_k${K}" gemm_kernel --kernel gemm --m $M --n $N --k $K \
+          --tile-m $TM --tile-n $TN --tile-k 32 --stages $S --warps $W
+    done; done; done
+  done; done
+  exit 0
+fi
+if [ "$SET" = gemm-smem ]; then
+  # The same one-wave grids as gemm-iter, 3 and 4 stages, with the sections that count the
+  # shared-memory pipe's wavefronts and bank conflicts per instruction kind (ldmatrix, cp.async's
+  # writes, plain loads and stores) and the pipes' utilisation (change 57). Counts depend on the
+  # binary and the SM, not the clock or the HBM: an H200 gives the H100's.
+  "$NCU" --query-metrics --chip gh100 > "$OUT/query_metrics.txt" 2>&1
+  for TM in 64 128; do for TN in 64 128; do
+    if [ "$TN" = 64 ]; then N=768; else N=1536; fi
+    M=$((132 / 12 * TM))
+    for W in 4 8; do for S in 3 4; do for K in 2048 8192; do
+      SECTIONS="--section MemoryWorkloadAnalysis_Tables --section InstructionStats --section ComputeWorkloadAnalysis
+--metrics smsp__inst_executed.sum,gpu__time_duration.sum" \
+          run "gemmsmem_${TM}x${TN}_w${W}_s${S}_k${K}" gemm_kernel --kernel gemm --m $M --n $N --k $K \
           --tile-m $TM --tile-n $TN --tile-k 32 --stages $S --warps $W
     done; done; done
   done; done
