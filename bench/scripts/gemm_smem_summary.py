@@ -17,7 +17,8 @@ what the simulator's lowering charges the shared-memory pipe: the warps' fragmen
 (TM + TN) x TK x 2 bytes, at 128 bytes per clock (1.98 GHz). Next to them: the measured ns per
 iteration with one block per SM and what a second resident block adds (the increment; none where
 only one block fits, as for 128 x 128 at 8 warps), and the increment
-over the pipe time that the model's "wait, then the resident blocks' pipe work in turn" adds.
+over the pipe time that the model's "wait, then the resident blocks' pipe work in turn" adds, and
+over the ldmatrix wavefronts alone (at one per clock).
 The tensor pipe's busy time per block-iteration is its active share (sm__pipe_tensor_op_hmma) of
 the K = 8192 launch's time per iteration. Pure Python; exit 2 with a one-line error on unreadable
 input.
@@ -134,7 +135,8 @@ def main():
             exact += 1
         conflicts += d["conflicts"]
         if added is not None:
-            ratios.append((key, added / pipe_ns, added / max(pipe_ns, d["tensor_ns"])))
+            ratios.append((key, added / pipe_ns, added / max(pipe_ns, d["tensor_ns"]),
+                           added / max(d["wf_ld"] / CLOCK_GHZ, d["tensor_ns"])))
         print("%-8s %2d %2d %6.1f %5.1f %6.1f %6.1f %6.1f %6.1f %5.1f %7s %7s %6s %6.1f %6s %6.1f" % (
             f"{tm}x{tn}", w, s, d["inst"], d["ldsm"], d["wf_ld"], read_wf, d["wf"], read_wf + fill_wf,
             d["conflicts"], "%.1f" % lone if lone else "-", "%.1f" % two if two else "-",
@@ -150,6 +152,8 @@ def main():
         print("second block's added ns over the pipe time (read + fill) / 128 B per clock: %.2f (%dx%d, %d warps, "
               "%d stages) to %.2f (%dx%d, %d warps, %d stages); over the larger of that and the tensor pipe's "
               "busy time: %.2f to %.2f" % (lo[1], *lo[0], hi[1], *hi[0], lo2, hi2))
+        print("... over the larger of its ldmatrix wavefronts at one per clock and the tensor pipe's busy time: "
+              "%.2f to %.2f" % (min(r[3] for r in ratios), max(r[3] for r in ratios)))
 
 
 if __name__ == "__main__":
