@@ -24,13 +24,11 @@ the K = 8192 launch's time per iteration. Pure Python; exit 2 with a one-line er
 input.
 """
 import json
-import re
 import sys
-from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from issue_probe_summary import num, parse, read_sources  # noqa: E402
+from issue_probe_summary import gemm_grid_rows, iteration_series_times, num  # noqa: E402
 
 SMS = 132            # blocks of a one-wave grid (the H100 SXM and H200 both have 132 SMs)
 CLOCK_GHZ = 1.98     # max SM clock of both cards (clocks were not locked)
@@ -55,24 +53,18 @@ def fail(msg):
 
 def counters(path):
     try:
-        sources = read_sources(path)
+        rows = gemm_grid_rows(path, "gemmsmem")
     except (OSError, ValueError) as e:
         fail(f"{path}: {e}")
     out = {}
-    for name, text in sources.items():
-        m = re.match(r"gemmsmem_(\d+)x(\d+)_w(\d+)_s(\d+)_k(\d+)$", name)
-        if not m:
-            continue
-        try:
-            row = parse(text)[0]
-        except (ValueError, IndexError) as e:
-            fail(f"{path}: {name}: {e}")
+    for key, row in rows.items():
         vals = {k: num(row, v) for k, v in METRICS.items()}
         vals["tensor_pct"] = num(row, TENSOR_PCT)
         vals["time"] = num(row, TIME)
         if any(v != v for v in vals.values()):  # NaN: a counter missing from the file
-            fail(f"{path}: {name}: a counter is missing ({', '.join(sorted(METRICS.values()))}, {TENSOR_PCT})")
-        out[tuple(map(int, m.groups()))] = vals
+            fail(f"{path}: gemmsmem_{key[0]}x{key[1]}_w{key[2]}_s{key[3]}_k{key[4]}: a counter is missing "
+                 f"({', '.join(sorted(METRICS.values()))}, {TENSOR_PCT})")
+        out[key] = vals
     return out
 
 
@@ -82,20 +74,9 @@ def series(path):
             recs = [json.loads(line) for line in f if line.startswith('{"workload"')]
     except (OSError, ValueError) as e:
         fail(f"{path}: {e}")
-    times = defaultdict(dict)  # (tm, tn, w, s) -> blocks per SM -> ns per iteration
-    for r in recs:
-        w = r["workload"]
-        if w.get("kernel") != "gemm":
-            continue
-        launch = r["launches"][0]
-        grid = launch["grid"][0] * launch["grid"][1] * launch["grid"][2]
-        # Two blocks per SM only where both fit (128 x 128 at 8 warps holds one: its second
-        # block is a second wave, not a resident one).
-        if grid // SMS > launch.get("blocks_per_sm", 1):
-            continue
-        times[(w["tile_m"], w["tile_n"], w["warps"], w["stages"])][grid // SMS] = \
-            launch["metrics"][TIME] / (w["k"] / w["tile_k"])
-    return times
+    # Two blocks per SM only where both fit (128 x 128 at 8 warps holds one: its second block is a
+    # second wave, not a resident one).
+    return iteration_series_times(recs, SMS, resident_only=True)
 
 
 def main():

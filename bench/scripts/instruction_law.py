@@ -38,7 +38,7 @@ from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from issue_probe_summary import num, parse, read_sources  # noqa: E402
+from issue_probe_summary import gemm_grid_rows, iteration_series_times, num, parse, read_sources  # noqa: E402
 
 TIME = "gpu__time_duration.sum"
 SMS = 132  # the H100 SXM the series were measured on
@@ -147,33 +147,17 @@ def flash2(length):
 
 def iteration_series(counts_path, series):
     try:
-        sources = read_sources(counts_path)
+        rows = gemm_grid_rows(counts_path, "gemmiter")
     except (OSError, ValueError) as e:
         fail(f"{counts_path}: {e}")
-    inst = {}
-    for name, text in sources.items():
-        m = re.match(r"gemmiter_(\d+)x(\d+)_w(\d+)_s(\d+)_k(\d+)$", name)
-        if not m:
-            continue
-        try:
-            inst[tuple(map(int, m.groups()))] = num(parse(text)[0], "smsp__inst_executed.sum")
-        except (ValueError, IndexError) as e:
-            fail(f"{counts_path}: {name}: {e}")
+    inst = {key: num(row, "smsp__inst_executed.sum") for key, row in rows.items()}
     per = {}
     for (tm, tn, w, s, k), v in inst.items():
         if k == 8192 and (tm, tn, w, s, 2048) in inst:
             per[(tm, tn, w, s)] = (v - inst[(tm, tn, w, s, 2048)]) / (SMS * w * (8192 - 2048) // 32)
     if not per:
         fail(f"{counts_path}: no configuration counted at both K = 2048 and 8192")
-    times = defaultdict(dict)
-    for r in series:
-        w = r["workload"]
-        if w["kernel"] != "gemm":
-            continue
-        launch = r["launches"][0]
-        grid = launch["grid"][0] * launch["grid"][1] * launch["grid"][2]
-        times[(w["tile_m"], w["tile_n"], w["warps"], w["stages"])][grid // SMS] = \
-            launch["metrics"][TIME] / (w["k"] / w["tile_k"])
+    times = iteration_series_times(series, SMS)
     print("\nGEMM iteration series: instructions per warp and iteration (counts) and ns per iteration")
     print("with 1 and 2 blocks per SM (series)")
     print("%-9s %2s %2s %8s %8s %8s %8s" % ("tile", "W", "S", "inst", "1/SM", "2/SM", "ns/inst"))

@@ -53,6 +53,40 @@ def num(d, key):
         return math.nan
 
 
+def gemm_grid_rows(arg, prefix):
+    """The first profiled launch of each per-grid file <prefix>_<TM>x<TN>_w<W>_s<S>_k<K> of
+    issue_probe.sh's gemm-iter / gemm-smem sets, keyed by (TM, TN, W, S, K). Raises OSError or
+    ValueError (with the file's name) on an unreadable source."""
+    out = {}
+    for name, text in read_sources(arg).items():
+        m = re.match(prefix + r"_(\d+)x(\d+)_w(\d+)_s(\d+)_k(\d+)$", name)
+        if not m:
+            continue
+        try:
+            out[tuple(map(int, m.groups()))] = parse(text)[0]
+        except (ValueError, IndexError) as e:
+            raise ValueError(f"{name}: {e}") from e
+    return out
+
+
+def iteration_series_times(records, sms, resident_only=False):
+    """ns per k-iteration of the iteration series' GEMM grids (validate/scripts/iteration_series.sh),
+    keyed by (TM, TN, W, S) and then blocks per SM (grid / sms). resident_only: skip grids whose
+    blocks per SM exceed the launch's occupancy (a second wave rather than a resident block)."""
+    times = {}
+    for r in records:
+        w = r["workload"]
+        if w.get("kernel") != "gemm":
+            continue
+        launch = r["launches"][0]
+        per_sm = launch["grid"][0] * launch["grid"][1] * launch["grid"][2] // sms
+        if resident_only and per_sm > launch.get("blocks_per_sm", 1):
+            continue
+        times.setdefault((w["tile_m"], w["tile_n"], w["warps"], w["stages"]), {})[per_sm] = \
+            launch["metrics"]["gpu__time_duration.sum"] / (w["k"] / w["tile_k"])
+    return times
+
+
 def solve(a, b):
     """Solves the square system a x = b by Gaussian elimination with partial pivoting."""
     n = len(b)
