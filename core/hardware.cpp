@@ -114,6 +114,7 @@ const std::vector<CalSpec>& calibration_specs() {
         {"warp_smsp_pacing", &Calibration::warp_smsp_pacing, CalRule::flag, true},
         {"warp_chain_ns", &Calibration::warp_chain_ns, CalRule::non_negative, true},
         {"warp_chain_ns_per_instruction", &Calibration::warp_chain_ns_per_instruction, CalRule::non_negative, true},
+        {"issue_efficiency", &Calibration::issue_efficiency, CalRule::probability, true},
         {"sm_l2_bytes_per_cycle", &Calibration::sm_l2_bytes_per_cycle, CalRule::positive},
         {"load_latency_scale", &Calibration::load_latency_scale, CalRule::positive, true},
         {"load_latency_ns_per_byte", &Calibration::load_latency_ns_per_byte, CalRule::non_negative, true},
@@ -607,6 +608,7 @@ std::string profile_fingerprint(const Hardware& hw) {
             cal << " warp_chain_ns " << c.warp_chain_ns << " warp_chain_ns_per_instruction "
                 << c.warp_chain_ns_per_instruction;
     }
+    if (c.issue_efficiency > 0) cal << " issue_efficiency " << c.issue_efficiency;
     if (c.load_latency_scale != 1.0) cal << " load_latency_scale " << c.load_latency_scale;
     if (c.load_latency_ns_per_byte > 0) cal << " load_latency_ns_per_byte " << c.load_latency_ns_per_byte;
     if (c.pipelined_load_burst_issue != 0.0) cal << " pipelined_load_burst_issue " << c.pipelined_load_burst_issue;

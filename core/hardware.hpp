@@ -133,6 +133,15 @@ struct Calibration {
     // form only. 0 = off (the default: profiles without the fields predict exactly as before).
     double warp_chain_ns = 0.0;
     double warp_chain_ns_per_instruction = 0.0;
+    // Simulator: the share of its peak (one warp-instruction per clock on each of the SM's
+    // sm_subpartitions schedulers, at sm_clock_hz) that an SM sustains when its warps have
+    // instructions to spare (docs/validation change 59). Launches whose lowering knows the warp-
+    // instructions its blocks execute (StepKind::issue: the softmax kernel, counted by Nsight
+    // Compute) take at least that many instructions / (sub-partitions x clock x this) of SM work
+    // per phase, like another pipe. The H200 softmax probe measured the schedulers issuing in at
+    // most 87.9% of the active cycles. 0 = off (the default: profiles without the field predict
+    // exactly as before).
+    double issue_efficiency = 0.0;
     bool warp_model() const {
         return warp_iteration_ns > 0 || warp_load_issue_ns_per_byte > 0 || warp_overlap_exponent != 1.0 ||
                warp_smem_read_ns_per_byte > 0 || warp_op_ns > 0 || warp_issue_model != 0.0 || warp_queue_model != 0.0 ||

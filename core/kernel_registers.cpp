@@ -53,4 +53,9 @@ std::optional<double> compiled_gemm_instructions(GemmUse use, DType dtype, int t
     return kInst[m - 1][n - 1][stages - 2];
 }
 
+std::optional<SoftmaxInstructions> compiled_softmax_instructions(SoftmaxVariant variant, DType dtype) {
+    if (dtype != DType::fp16) return std::nullopt;
+    return variant == SoftmaxVariant::online ? SoftmaxInstructions{114.0, 215.2} : SoftmaxInstructions{111.2, 267.7};
+}
+
 }  // namespace tilescope

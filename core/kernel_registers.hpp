@@ -41,4 +41,17 @@ std::optional<int> compiled_gemm_registers(GemmUse use, DType dtype, int tile_m,
 std::optional<double> compiled_gemm_instructions(GemmUse use, DType dtype, int tile_m, int tile_n, int tile_k,
                                                  int warps, int stages);
 
+// Warp-instructions the softmax kernel of kernels/softmax executes per row (fp16, one row per
+// block): per_warp_row for each warp of the block (row set-up, the block reductions' shuffles,
+// shared-memory exchange and barriers, the 1/sum), plus per_256_columns for each 256 columns of
+// the row (one warp's step of 16-byte loads over all passes: unpack, mask, max, exp, sum, pack,
+// store and the loop). Least squares over Nsight Compute's smsp__inst_executed.sum of nine launches
+// per variant (131072 x 512, 32768 x 2048, 8192 x 2048 at 1, 2 and 4 warps; lent H200, sm_90
+// build; bench/results/h200_softmax_w_2026-11-28.tgz, bench/scripts/softmax_issue_summary.py;
+// docs/validation change 59), every launch within 3%. Other dtypes: nullopt.
+struct SoftmaxInstructions {
+    double per_warp_row = 0, per_256_columns = 0;
+};
+std::optional<SoftmaxInstructions> compiled_softmax_instructions(SoftmaxVariant variant, DType dtype);
+
 }  // namespace tilescope

@@ -24,7 +24,10 @@ namespace tilescope {
 // smem_fill: a tile written into shared memory by `cp.async` (the global load's data arriving),
 // as opposed to smem_write, a store the warps issue (st.shared); both are shared-memory writes
 // (smem__bytes_write.sum), and calibration.smem_fill_bypass says whether fills take pipe time.
-enum class StepKind : std::uint8_t { load, store, smem_read, smem_write, smem_fill, compute, barrier, reduction };
+// issue: warp-instructions the block's warps execute in the iteration, where the compiled kernel's
+// count is known (the softmax kernel); the simulator charges them only when the profile sets
+// Calibration::issue_efficiency (docs/validation change 59).
+enum class StepKind : std::uint8_t { load, store, smem_read, smem_write, smem_fill, compute, barrier, reduction, issue };
 enum class Unit : std::uint8_t { tensor, fp32, sfu };
 
 struct Region {

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -102,6 +103,14 @@ inline void push_reduction(std::vector<Step>& out, std::int32_t iteration, doubl
     s.amount = count;
 }
 
+// Warp-instructions the block's warps execute in this iteration (StepKind::issue).
+inline void push_issue(std::vector<Step>& out, std::int32_t iteration, double warp_instructions) {
+    Step& s = out.emplace_back();
+    s.kind = StepKind::issue;
+    s.iteration = iteration;
+    s.amount = warp_instructions;
+}
+
 // Checks the launch against the GPU (shared memory per block, threads, registers, via
 // occupancy()) and applies persistence (grid = resident slots looping over work items).
 // `what` describes the configuration for the error text, e.g. "tile 128x64 with head-dim 64".
@@ -131,6 +140,9 @@ struct SoftmaxParams {
     int dtype_size = 2;
     SoftmaxVariant variant = SoftmaxVariant::safe;
     std::string x_name = "x", y_name = "y";
+    // The compiled kernel's warp-instructions (compiled_softmax_instructions), where known: the
+    // program then carries them as StepKind::issue steps.
+    std::optional<SoftmaxInstructions> instructions;
 };
 Launch make_softmax_launch(const SoftmaxParams& p);
 

@@ -56,6 +56,7 @@ Result<std::vector<Launch>> lower_naive(const Workload& w, const Hardware& hw) {
     sm.warps = 4;
     sm.dtype_size = dt;
     sm.variant = w.variant;
+    sm.instructions = compiled_softmax_instructions(w.variant, w.dtype);
     sm.x_name = "S";
     sm.y_name = "P";
     launches.push_back(make_softmax_launch(sm));

@@ -17,6 +17,11 @@
 //   (T = ceil(C / tile_n) steps per row)
 // Block reductions (a reduction step, no bytes or operations): safe 1 per row after passes 1 and
 // 2, online 2 per row after pass 1; the simulator charges Calibration::block_reduction_ns each.
+// Warp-instructions (issue steps, where compiled_softmax_instructions knows the kernel: fp16):
+// each warp that has columns in a step executes per_256_columns / passes in it, and each warp of
+// the block per_warp_row per row, split over the steps that end in a reduction (online: 1,
+// safe: 2). E.g. online, 2 warps, 2048 columns: 2 x 114.0 + 8 x 215.2 = 1950 per row (Nsight
+// Compute: 1938). The simulator charges them only with Calibration::issue_efficiency.
 // Iteration index = pass * T + step.
 #include <algorithm>
 
@@ -27,8 +32,9 @@ namespace {
 
 struct Softmax {
     std::int64_t rows, cols, tm, tn, steps;
-    int dt;
+    int dt, warps;
     bool online;
+    double inst_per_warp_row, inst_per_256_columns;  // 0: not known (no issue steps)
 };
 
 enum : std::uint32_t { kX = 0, kY = 1 };
@@ -79,6 +85,16 @@ void softmax_program(const Softmax& p, std::int64_t item, std::vector<Step>& out
             // safe after its max and its sum pass, online both after its first pass. A block's
             // rows are reduced one after another.
             if (!last_pass && s == p.steps - 1) push_reduction(out, it, (p.online ? 2.0 : 1.0) * rows);
+            if (p.inst_per_256_columns > 0) {
+                // The warps with columns in this step (256 columns each), and the row's fixed
+                // instructions of every warp where the pass ends in a reduction.
+                const double active = static_cast<double>(std::min<std::int64_t>(p.warps, (nc + 255) / 256));
+                double inst = rows * active * p.inst_per_256_columns / passes;
+                const int reducing_passes = p.online ? 1 : 2;
+                if (!last_pass && s == p.steps - 1 && pass < reducing_passes)
+                    inst += rows * p.warps * p.inst_per_warp_row / reducing_passes;
+                push_issue(out, it, inst);
+            }
         }
     }
 }
@@ -93,7 +109,10 @@ Launch make_softmax_launch(const SoftmaxParams& p) {
     s.tn = p.tile_n;
     s.steps = ceil_div(p.cols, p.tile_n);
     s.dt = p.dtype_size;
+    s.warps = p.warps;
     s.online = p.variant == SoftmaxVariant::online;
+    s.inst_per_warp_row = p.instructions ? p.instructions->per_warp_row : 0.0;
+    s.inst_per_256_columns = p.instructions ? p.instructions->per_256_columns : 0.0;
 
     Launch l;
     l.name = p.name;
@@ -147,6 +166,7 @@ Result<std::vector<Launch>> lower_softmax(const Workload& w, const Hardware& hw)
     p.stages = w.tile.stages;
     p.dtype_size = dtype_bytes(w.dtype);
     p.variant = w.variant;
+    p.instructions = compiled_softmax_instructions(w.variant, w.dtype);
     Launch l = make_softmax_launch(p);
     const std::string what = "softmax tile " + std::to_string(p.tile_m) + "x" + std::to_string(p.tile_n);
     if (Status s = finish_launch(l, hw, what, w.persistent); !s) return s.error();

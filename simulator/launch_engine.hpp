@@ -38,6 +38,9 @@ struct Rates {
     bool warp_smsp_pacing = false;            // Calibration::warp_smsp_pacing: a block's own k_s (change 52)
     double warp_chain_ns = 0;                 // Calibration::warp_chain_ns (change 56)
     double warp_chain_ns_per_instruction = 0; // Calibration::warp_chain_ns_per_instruction (change 56)
+    // SM time per warp-instruction issued, 1 / (sub-partitions x clock x Calibration::issue_efficiency);
+    // 0 = issue not charged (change 59).
+    double ns_per_issued_instruction = 0;
     int sm_subpartitions = 4;
     double fp32_flops_per_ns = 0;      // one SM
     double sfu_ops_per_ns = 0;         // one SM

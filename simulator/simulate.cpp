@@ -98,6 +98,10 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
                           "fragment_store_bytes_per_s, fragment_store_issue_ns_per_byte, hbm_activations_per_s, "
                           "warp_fill_wait_ns_per_byte, warp_chain_ns, warp_chain_ns_per_instruction must be >= 0");
     }
+    if (!(c.issue_efficiency >= 0 && c.issue_efficiency <= 1)) {
+        return make_error("profile " + hw.name + ": calibration.issue_efficiency must be in [0, 1] (got " +
+                          std::to_string(c.issue_efficiency) + ")");
+    }
     if (c.fragment_store_own_drain != 0.0 && !(c.fragment_store_bytes_per_s > 0)) {
         return make_error("profile " + hw.name +
                           ": calibration.fragment_store_own_drain = 1 needs calibration.fragment_store_bytes_per_s > 0 "
@@ -188,6 +192,9 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
     r.warp_smsp_pacing = c.warp_smsp_pacing != 0.0;
     r.warp_chain_ns = c.warp_chain_ns;
     r.warp_chain_ns_per_instruction = c.warp_chain_ns_per_instruction;
+    r.ns_per_issued_instruction = c.issue_efficiency > 0 && hw.sm_clock_hz > 0
+                                      ? 1e9 / (std::max(1, hw.sm_subpartitions) * hw.sm_clock_hz * c.issue_efficiency)
+                                      : 0.0;
     r.sm_subpartitions = std::max(1, hw.sm_subpartitions);
     r.fp32_flops_per_ns = hw.fp32_flops_per_s / sms * c.fp32_efficiency * 1e-9;
     r.sfu_ops_per_ns = hw.sfu_ops_per_s / sms * 1e-9;

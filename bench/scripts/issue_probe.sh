@@ -7,10 +7,12 @@
 # naive attention) and safe and online softmax on a shape that is not in the data set. SET
 # "gemm-iter" counts the instructions of the iteration series' GEMM grids (change 56); SET
 # "gemm-smem" profiles the same grids' shared-memory pipe (wavefronts, bank conflicts, ldmatrix and
-# cp.async instructions) and tensor pipe, per block and iteration (change 57).
+# cp.async instructions) and tensor pipe, per block and iteration (change 57); SET "softmax-w"
+# profiles safe and online softmax at one, two and four warps on three training shapes of the data
+# set (131072 x 512, 32768 x 2048, 8192 x 2048) with the default sections (change 59).
 # Device call:
 #   stage: bash validate/scripts/stage.sh build/release; carry ".deps/calib".
-#   run:   bash bench/scripts/issue_probe.sh "$OUT" [flash2-gemm|others|gemm-iter|gemm-smem]
+#   run:   bash bench/scripts/issue_probe.sh "$OUT" [flash2-gemm|others|gemm-iter|gemm-smem|softmax-w]
 # Writes $OUT/provenance.txt and $OUT/<case>.csv (ncu --csv --page raw; one row per launch).
 set -u
 OUT=${1:-/tmp/issue_probe}
@@ -60,6 +62,21 @@ if [ "$SET" = gemm-smem ]; then
           --tile-m $TM --tile-n $TN --tile-k 32 --stages $S --warps $W
     done; done; done
   done; done
+  exit 0
+fi
+if [ "$SET" = softmax-w ]; then
+  # Where one-warp rows beat two-warp rows (change 59): the training shapes whose one-, two- and
+  # four-warp tiles the model orders wrong, both variants, every section of the default set.
+  for shape in 131072:512 32768:2048 8192:2048; do
+    IFS=: read -r rows cols <<< "$shape"
+    for v in safe online; do
+      for t in 256:1 512:2 1024:4; do
+        IFS=: read -r tn w <<< "$t"
+        run "softmax_${v}_r${rows}c${cols}_w${w}" softmax_kernel --kernel softmax --variant "$v" --rows "$rows" \
+            --cols "$cols" --tile-m 1 --tile-n "$tn" --stages 1 --warps "$w"
+      done
+    done
+  done
   exit 0
 fi
 if [ "$SET" = others ]; then

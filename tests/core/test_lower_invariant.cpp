@@ -48,7 +48,8 @@ Counts sum_programs(const Launch& l, std::int64_t* max_region_end_overrun) {
                     else c.sfu_ops += s.amount;
                     break;
                 case StepKind::barrier: break;
-                case StepKind::reduction: break;
+                case StepKind::reduction:
+                case StepKind::issue: break;
             }
         }
     }
