@@ -41,7 +41,7 @@ struct ResourceSample {
     double t_ns = 0;
     double hbm_bytes_per_s = 0;
     double l2_bytes_per_s = 0;
-    std::string bound;       // "hbm", "l2", "smem", "tensor", "fp32", "sfu", "latency"
+    std::string bound;       // "hbm", "l2", "smem", "tensor", "fp32", "sfu", "latency", "issue" (change 59)
 };
 
 struct LaunchResult {

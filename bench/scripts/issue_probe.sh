@@ -30,20 +30,26 @@ run() {  # name, kernel regex, workload flags (LAUNCHES: launches to profile, de
   echo "$name rc=$?"
 }
 TILES9="128:32:8 128:64:8 128:128:8 64:32:4 64:64:4 64:128:4 32:32:2 32:64:2 32:128:2"
+gemm_grids() {  # prefix, stage counts: the iteration series' one-wave GEMM grids (132 blocks, N = 12
+  # tiles; validate/scripts/iteration_series.sh), every tile x {4, 8} warps x those stages, at K =
+  # 2048 and 8192, one `run` each with the caller's SECTIONS.
+  local prefix=$1 stages=$2 TM TN N M W S K
+  for TM in 64 128; do for TN in 64 128; do
+    if [ "$TN" = 64 ]; then N=768; else N=1536; fi
+    M=$((132 / 12 * TM))
+    for W in 4 8; do for S in $stages; do for K in 2048 8192; do
+      run "${prefix}_${TM}x${TN}_w${W}_s${S}_k${K}" gemm_kernel --kernel gemm --m $M --n $N --k $K \
+          --tile-m $TM --tile-n $TN --tile-k 32 --stages $S --warps $W
+    done; done; done
+  done; done
+}
 if [ "$SET" = gemm-iter ]; then
   # The iteration series' one-wave GEMM grids (validate/scripts/iteration_series.sh: 132 blocks,
   # N = 12 tiles, every tile x {4, 8} warps x {2, 3, 4} stages) at K = 2048 and 8192, instruction
   # counts only: the difference over the 192 iterations between them is one iteration's
   # instructions per warp (change 56). Counts depend on the binary, not the clock or the card.
-  for TM in 64 128; do for TN in 64 128; do
-    if [ "$TN" = 64 ]; then N=768; else N=1536; fi
-    M=$((132 / 12 * TM))
-    for W in 4 8; do for S in 2 3 4; do for K in 2048 8192; do
-      SECTIONS="--metrics smsp__inst_executed.sum,gpu__time_duration.sum,smsp__warps_active.avg.per_cycle_active" \
-          run "gemmiter_${TM}x${TN}_w${W}_s${S}_k${K}" gemm_kernel --kernel gemm --m $M --n $N --k $K \
-          --tile-m $TM --tile-n $TN --tile-k 32 --stages $S --warps $W
-    done; done; done
-  done; done
+  SECTIONS="--metrics smsp__inst_executed.sum,gpu__time_duration.sum,smsp__warps_active.avg.per_cycle_active" \
+      gemm_grids gemmiter "2 3 4"
   exit 0
 fi
 if [ "$SET" = gemm-smem ]; then
@@ -52,16 +58,8 @@ if [ "$SET" = gemm-smem ]; then
   # writes, plain loads and stores) and the pipes' utilisation (change 57). Counts depend on the
   # binary and the SM, not the clock or the HBM: an H200 gives the H100's.
   "$NCU" --query-metrics --chip gh100 > "$OUT/query_metrics.txt" 2>&1
-  for TM in 64 128; do for TN in 64 128; do
-    if [ "$TN" = 64 ]; then N=768; else N=1536; fi
-    M=$((132 / 12 * TM))
-    for W in 4 8; do for S in 3 4; do for K in 2048 8192; do
-      SECTIONS="--section MemoryWorkloadAnalysis_Tables --section InstructionStats --section ComputeWorkloadAnalysis
---metrics smsp__inst_executed.sum,gpu__time_duration.sum" \
-          run "gemmsmem_${TM}x${TN}_w${W}_s${S}_k${K}" gemm_kernel --kernel gemm --m $M --n $N --k $K \
-          --tile-m $TM --tile-n $TN --tile-k 32 --stages $S --warps $W
-    done; done; done
-  done; done
+  SECTIONS="--section MemoryWorkloadAnalysis_Tables --section InstructionStats --section ComputeWorkloadAnalysis
+--metrics smsp__inst_executed.sum,gpu__time_duration.sum" gemm_grids gemmsmem "3 4"
   exit 0
 fi
 if [ "$SET" = softmax-w ]; then

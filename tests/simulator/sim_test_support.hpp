@@ -104,6 +104,39 @@ inline WorkloadSpec random_spec(const std::string& kernel, std::mt19937_64& rng)
     return s;
 }
 
+// A softmax workload of one row per block, `warps` warps (tile_n = 256 x warps), one stage.
+inline Workload softmax_workload(const std::string& variant, std::int64_t rows, std::int64_t cols, int warps,
+                                 const std::string& dtype = "fp16") {
+    WorkloadSpec s;
+    s.kernel = "softmax";
+    s.variant = variant;
+    s.dtype = dtype;
+    s.rows = rows;
+    s.cols = cols;
+    s.tile_m = 1;
+    s.tile_n = warps * 256;
+    s.warps = warps;
+    s.stages = 1;
+    auto w = make_workload(s);
+    INFO((w ? std::string() : w.error().message));
+    REQUIRE(w.ok());
+    return *w;
+}
+
+// A square GEMM of 64 x 64 x 32 tiles, 2 stages, 4 warps.
+inline Workload small_gemm_workload(std::int64_t size = 512) {
+    WorkloadSpec g;
+    g.kernel = "gemm";
+    g.m = g.n = g.k = size;
+    g.tile_m = g.tile_n = 64;
+    g.tile_k = 32;
+    g.stages = 2;
+    g.warps = 4;
+    auto w = make_workload(g);
+    REQUIRE(w.ok());
+    return *w;
+}
+
 inline Workload test_workload() {
     Workload w;
     w.kernel = KernelFamily::gemm;

@@ -23,20 +23,7 @@ namespace {
 
 Workload softmax(const std::string& variant, std::int64_t rows, std::int64_t cols, int warps,
                  const std::string& dtype = "fp16") {
-    WorkloadSpec s;
-    s.kernel = "softmax";
-    s.variant = variant;
-    s.dtype = dtype;
-    s.rows = rows;
-    s.cols = cols;
-    s.tile_m = 1;
-    s.tile_n = warps * 256;
-    s.warps = warps;
-    s.stages = 1;
-    auto w = make_workload(s);
-    INFO((w ? std::string() : w.error().message));
-    REQUIRE(w.ok());
-    return *w;
+    return test::softmax_workload(variant, rows, cols, warps, dtype);
 }
 
 // Warp-instructions of one block's program (item 0: one row) of the launch at `index`.
@@ -125,16 +112,8 @@ TEST_CASE("issue: the floor binds a launch at its instructions over the SMs' iss
         CHECK(l.total[Metric::gpu_time_duration] == off.total[Metric::gpu_time_duration]);
 
     // GEMM carries no counts: the field leaves it alone.
-    WorkloadSpec g;
-    g.kernel = "gemm";
-    g.m = g.n = g.k = 512;
-    g.tile_m = g.tile_n = 64;
-    g.tile_k = 32;
-    g.stages = 2;
-    g.warps = 4;
-    auto gw = make_workload(g);
-    REQUIRE(gw.ok());
-    CHECK(predict(*gw, h).total[Metric::gpu_time_duration] == predict(*gw, hw).total[Metric::gpu_time_duration]);
+    const Workload gw = test::small_gemm_workload();
+    CHECK(predict(gw, h).total[Metric::gpu_time_duration] == predict(gw, hw).total[Metric::gpu_time_duration]);
 
     // The profile keeps the field and reads it back; a value above 1 is refused by name.
     const std::string json = hardware_to_json(h);

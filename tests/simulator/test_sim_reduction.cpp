@@ -18,19 +18,7 @@ using tilescope::test::predict;
 namespace {
 
 Workload softmax(const std::string& variant, std::int64_t rows, std::int64_t cols, int warps) {
-    WorkloadSpec s;
-    s.kernel = "softmax";
-    s.variant = variant;
-    s.rows = rows;
-    s.cols = cols;
-    s.tile_m = 1;
-    s.tile_n = warps * 256;
-    s.warps = warps;
-    s.stages = 1;
-    auto w = make_workload(s);
-    INFO((w ? std::string() : w.error().message));
-    REQUIRE(w.ok());
-    return *w;
+    return test::softmax_workload(variant, rows, cols, warps);
 }
 
 int reductions_per_row(const Workload& w, const Hardware& hw) {
@@ -88,16 +76,8 @@ TEST_CASE("block reductions: other blocks hide part of the wait, 0 changes nothi
     zero.calibration.block_reduction_ns = 0;
     CHECK(predict(w, zero).total[Metric::gpu_time_duration] == p0.total[Metric::gpu_time_duration]);
     // GEMM has no reduction step: the field leaves it alone.
-    WorkloadSpec g;
-    g.kernel = "gemm";
-    g.m = g.n = g.k = 512;
-    g.tile_m = g.tile_n = 64;
-    g.tile_k = 32;
-    g.stages = 2;
-    g.warps = 4;
-    auto gw = make_workload(g);
-    REQUIRE(gw.ok());
-    CHECK(predict(*gw, h).total[Metric::gpu_time_duration] == predict(*gw, hw).total[Metric::gpu_time_duration]);
+    const Workload gw = test::small_gemm_workload();
+    CHECK(predict(gw, h).total[Metric::gpu_time_duration] == predict(gw, hw).total[Metric::gpu_time_duration]);
     // The profile keeps the field; a negative value is refused by name.
     CHECK(hardware_to_json(h).find("\"block_reduction_ns\"") != std::string::npos);
     h.calibration.block_reduction_ns = -1;
