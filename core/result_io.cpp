@@ -611,6 +611,17 @@ std::string to_table(const Prediction& p, const std::string& profile_line) {
             }
         os << pad_left(metric_text(Metric::lts_t_bytes, coalesced), 14) << "  (merged by the L2 request coalescer)\n";
     }
+    // The simulator's coarsening (sim::Options::phase_budget): launches it ran with several loop
+    // iterations per simulated phase, so that a reader knows the figures are the approximate run.
+    std::string coarse;
+    for (const LaunchResult& l : p.launches)
+        if (const auto it = l.extra.find("sim_iterations_per_phase"); it != l.extra.end() && it->second > 1) {
+            coarse += coarse.empty() ? "" : ", ";
+            coarse += l.name + " " + std::to_string(static_cast<long long>(it->second));
+        }
+    if (!coarse.empty())
+        os << "\ncoarsened (loop iterations per simulated phase): " << coarse
+           << "; --exact simulates every iteration (slower)\n";
     return os.str();
 }
 

@@ -206,6 +206,15 @@ TEST_CASE("predict --exact: no coarsening (one iteration per simulated phase), b
     const auto e = boost::json::parse(exact.out).at("launches").as_array()[0].as_object();
     CHECK(c.at("extra").at("sim_iterations_per_phase").to_number<double>() > 1);
     CHECK(e.at("extra").at("sim_iterations_per_phase").to_number<double>() == 1);
+    // The table says which launch ran coarsened, and says nothing under --exact.
+    const std::string table = "predict --kernel attention-flash2 --batch 64 --heads 16 --seq 1024 --head-dim 64 "
+                              "--tile-m 32 --tile-n 32 --gpu h100-sxm --model sim";
+    const Run coarse_table = run(table);
+    const Run exact_table = run(table + " --exact");
+    REQUIRE(coarse_table.code == 0);
+    REQUIRE(exact_table.code == 0);
+    CHECK(coarse_table.out.find("coarsened (loop iterations per simulated phase): attention-flash2:fwd ") != std::string::npos);
+    CHECK(exact_table.out.find("coarsened") == std::string::npos);
     for (const char* m : {"dram__bytes_read.sum", "lts__t_bytes.sum"})
         CHECK(c.at("metrics").at(m).to_number<double>() == Approx(e.at("metrics").at(m).to_number<double>()).epsilon(1e-3));
 }

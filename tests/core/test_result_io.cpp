@@ -110,3 +110,18 @@ TEST_CASE("table shows the L2 request coalescer's merged bytes when a launch rep
     CHECK(line.find("-") != std::string::npos);  // the softmax launch reports none
     CHECK(line.find("4 MB") != std::string::npos);  // the total
 }
+
+TEST_CASE("table names the launches the simulator ran coarsened, and only those", "[result_io]") {
+    Prediction p = sample("attention-naive");
+    CHECK(to_table(p).find("coarsened") == std::string::npos);  // no simulator extras: no line
+    p.launches.at(0).extra["sim_iterations_per_phase"] = 1.0;   // exact run: no line either
+    CHECK(to_table(p).find("coarsened") == std::string::npos);
+    p.launches.at(2).extra["sim_iterations_per_phase"] = 3.0;
+    const std::string t = to_table(p);
+    const auto at = t.find("coarsened (loop iterations per simulated phase): ");
+    REQUIRE(at != std::string::npos);
+    const std::string line = t.substr(at, t.find('\n', at) - at);
+    CHECK(line.find("attention-naive:pv 3") != std::string::npos);
+    CHECK(line.find("attention-naive:qk") == std::string::npos);
+    CHECK(line.find("--exact") != std::string::npos);
+}
