@@ -14,6 +14,9 @@
 // issue step k+STAGES-1, then wait for step k (`wait_group STAGES-1`) and a barrier, so STAGES
 // tiles are in flight while it waits. Both orders do the same arithmetic in the same order.
 // Block order (raster): row = blockIdx walks the N tiles fastest, column = the M tiles fastest.
+// Hooks: every thread calls Hooks::at(0) on entry, at(1) once its K loop's copies are done and
+// at(2) after its stores. NoHooks (every kernel the tool runs) compiles to nothing;
+// tilescope-qk-timeline-probe (docs/validation change 60) records per-block clocks with them.
 // Ragged M, N, K are handled by zero-filled loads and bounds-checked stores; K and N must be
 // multiples of 8 (16-byte rows of the tiles).
 #pragma once
@@ -26,7 +29,12 @@
 
 namespace tilescope::kern {
 
-template <class T, int TM, int TN, int TK, int STAGES, int WM, int WN, bool kBNMajor, bool kIssueFirst = false>
+struct NoHooks {
+    __device__ static void at(int) {}
+};
+
+template <class T, int TM, int TN, int TK, int STAGES, int WM, int WN, bool kBNMajor, bool kIssueFirst = false,
+          class Hooks = NoHooks>
 __global__ void __launch_bounds__(WM * WN * 32)
     gemm_kernel(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ c, int m, int n, int k,
                 int64_t lda, int64_t ldb, int64_t ldc, int64_t batch_stride_a, int64_t batch_stride_b,
@@ -43,6 +51,7 @@ __global__ void __launch_bounds__(WM * WN * 32)
     constexpr int kStageB = TK * TN * 2;
     using P = Pack<T>;
 
+    Hooks::at(0);
     extern __shared__ __align__(128) unsigned char smem[];
     const uint32_t s_a = smem_u32(smem);
     const uint32_t s_b = s_a + STAGES * kStageA;
@@ -147,6 +156,7 @@ __global__ void __launch_bounds__(WM * WN * 32)
         }
     }
     cp_async_wait<0>();
+    Hooks::at(1);
 
     const int g = lane / 4, t = lane % 4;
 #pragma unroll
@@ -165,6 +175,7 @@ __global__ void __launch_bounds__(WM * WN * 32)
             }
         }
     }
+    Hooks::at(2);
 }
 
 }  // namespace tilescope::kern
