@@ -213,6 +213,15 @@ struct Calibration {
     // with the loads, as before).
     double fragment_store_issue_ns_per_byte = 0.0;
     double fragment_store_own_drain = 0.0;
+    // Simulator: ns per stored byte that a block writing mma fragments keeps its slot after its
+    // last compute (docs/validation change 60; 0 = none, the default). tilescope-qk-timeline-probe
+    // (H200) timed naive attention's QK^T blocks: from the end of a block's K loop to its last
+    // warp's last store takes 0.72, 1.26-1.27 and 2.60-2.68 us for 8, 16 and 32 KiB of scores,
+    // 0.079 ns per byte (bench/scripts/qk_timeline_summary.py), with 2 or 4 blocks per SM and at
+    // d = 64 or 128 alike. That time is the block's own (its warps issue their stores one
+    // partial-sector row at a time); the other blocks of the SM run meanwhile, so it is a wait of
+    // the block, not SM work.
+    double fragment_store_hold_ns_per_byte = 0.0;
     // Simulator: honour a pipelined loop's order (0 or 1; docs/validation change 36). 1 = a launch
     // whose loop waits for its oldest loads before issuing the next (Launch::loads_after_wait: the
     // GEMM kernel, so naive attention's QK^T and P V too) keeps s-1 iterations' loads in flight and

@@ -61,7 +61,7 @@ inline void for_each_byte_range(const Region& r, F&& f) {
 // misses open one page per this many bytes of each row segment (change 37).
 constexpr std::int64_t kHbmPageBytes = 1024;
 constexpr double kBusyThreshold = 0.5;  // below this utilisation everywhere, a bin is "latency"
-enum class JobKind : std::uint8_t { mem, comp, store };
+enum class JobKind : std::uint8_t { mem, comp, store, hold };
 
 struct Job {
     std::uint32_t slot = 0;
@@ -970,6 +970,19 @@ bool Engine::issue_store(std::uint32_t slot_id, std::uint32_t phase) {
             ? l2 / static_cast<double>(sector_factor_) *
                   std::max(1.0, st_.rates.l2_bytes_per_ns / st_.rates.fragment_store_bytes_per_ns)
             : l2;
+    // A block that stores fragments keeps its slot while its warps issue them (change 60): a wait
+    // of its own, the stored data bytes x Rates::fragment_store_hold_ns_per_byte, which the SM's
+    // other blocks overlap.
+    if (launch_.fragment_stores() && st_.rates.fragment_store_hold_ns_per_byte > 0 && l2 > 0) {
+        Job h;
+        h.slot = slot_id;
+        h.phase = phase;
+        h.kind = JobKind::hold;
+        const std::uint32_t hid = new_job(h);
+        ++slot.outstanding;
+        push(now_ + l2 / static_cast<double>(sector_factor_) * st_.rates.fragment_store_hold_ns_per_byte, EventKind::job,
+             hid);
+    }
     Job j;
     j.slot = slot_id;
     j.phase = phase;
@@ -1157,6 +1170,7 @@ void Engine::job_complete(std::uint32_t job) {
             issue_store(j.slot, j.phase);
             break;
         case JobKind::store: break;  // not reached (returned above)
+        case JobKind::hold: break;   // the block's store wait is over (change 60)
     }
     advance_block(j.slot);
 }

@@ -87,6 +87,7 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
         !(c.load_latency_ns_per_tbps >= 0) || !std::isfinite(c.load_latency_ns_per_tbps) ||
         !(c.block_reduction_ns >= 0) || !std::isfinite(c.block_reduction_ns) ||
         !(c.fragment_store_issue_ns_per_byte >= 0) || !std::isfinite(c.fragment_store_issue_ns_per_byte) ||
+        !(c.fragment_store_hold_ns_per_byte >= 0) || !std::isfinite(c.fragment_store_hold_ns_per_byte) ||
         !(c.hbm_activations_per_s >= 0) || !std::isfinite(c.hbm_activations_per_s) ||
         !(c.warp_fill_wait_ns_per_byte >= 0) || !std::isfinite(c.warp_fill_wait_ns_per_byte) ||
         !(c.warp_chain_ns >= 0) || !std::isfinite(c.warp_chain_ns) || !(c.warp_chain_ns_per_instruction >= 0) ||
@@ -95,7 +96,8 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
                           ": l2_bytes, latencies, overheads, calibration.tensor_flops_per_cycle_per_warp, "
                           "warp_iteration_ns, warp_load_issue_ns_per_byte, warp_smem_read_ns_per_byte, "
                           "warp_op_ns, load_latency_ns_per_byte, load_latency_ns_per_tbps, block_reduction_ns and "
-                          "fragment_store_bytes_per_s, fragment_store_issue_ns_per_byte, hbm_activations_per_s, "
+                          "fragment_store_bytes_per_s, fragment_store_issue_ns_per_byte, fragment_store_hold_ns_per_byte, "
+                          "hbm_activations_per_s, "
                           "warp_fill_wait_ns_per_byte, warp_chain_ns, warp_chain_ns_per_instruction must be >= 0");
     }
     if (!(c.issue_efficiency >= 0 && c.issue_efficiency <= 1)) {
@@ -208,6 +210,7 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
     r.fragment_store_bytes_per_ns = c.fragment_store_bytes_per_s * 1e-9;
     r.fragment_store_issue_ns_per_byte = c.fragment_store_issue_ns_per_byte;
     r.fragment_store_own_drain = c.fragment_store_own_drain != 0.0;
+    r.fragment_store_hold_ns_per_byte = c.fragment_store_hold_ns_per_byte;
     r.pipeline_wait_then_issue = c.pipeline_wait_then_issue != 0.0;
     r.l2_fill_in_flight = c.l2_fill_in_flight != 0.0;
     // An HBM that opens at most A pages per second moves r bytes per ns in the time of one: r / A.

@@ -225,3 +225,63 @@ TEST_CASE("narrow row segments are bound by the DRAM pages they open, contiguous
     // The same bytes as 4 KiB rows open a page per KiB (16384 pages, 1.6 us): bandwidth binds.
     CHECK(time_ns(contiguous, hw) == Approx(contiguous_free));
 }
+
+// docs/validation change 60: a block that writes mma fragments keeps its slot while its warps
+// issue the stores (tilescope-qk-timeline-probe: 0.079 ns per stored byte, whatever the SM's
+// other blocks do), a wait of its own that the SM's other blocks overlap. The tests use 1 ns per
+// byte and 4 KiB stores, so that the wait (4.1 us a block) dwarfs the stores' drain through the L2
+// (a few hundred ns): a launch then takes its waves of waits, and the drain fits inside them.
+TEST_CASE("fragment-store hold: a block's own wait per stored byte, overlapped by the SM's other blocks",
+          "[sim][stores][change60]") {
+    Hardware hw = no_latency_gpu();
+    const double bytes = 4096, hold = 1.0;
+    // Blocks of 128 threads and 32 registers: up to 16 per SM at once on the test GPU, so 1, 2 and
+    // 4 blocks per SM all run in one wave and their waits overlap: paid once.
+    for (const std::int64_t blocks : {132, 264, 528}) {
+        const Launch l = fragment_store_launch(blocks, static_cast<std::int64_t>(bytes));
+        hw.calibration.fragment_store_hold_ns_per_byte = 0;
+        const double without = time_ns(l, hw);
+        hw.calibration.fragment_store_hold_ns_per_byte = hold;
+        const double with = time_ns(l, hw);
+        INFO("blocks " << blocks << ": " << without << " ns without the hold, " << with << " with it");
+        CHECK(without < 0.2 * bytes * hold);
+        CHECK(with >= bytes * hold);
+        CHECK(with <= bytes * hold + without);
+    }
+    // A launch whose stores are not fragments does not wait.
+    Launch plain = fragment_store_launch(132, static_cast<std::int64_t>(bytes));
+    plain.fragment_store_row_bytes = 0;
+    hw.calibration.fragment_store_hold_ns_per_byte = 0;
+    const double plain_without = time_ns(plain, hw);
+    hw.calibration.fragment_store_hold_ns_per_byte = hold;
+    CHECK(time_ns(plain, hw) == Approx(plain_without));
+}
+
+TEST_CASE("fragment-store hold: one block per SM, its slot's next block starts after the wait",
+          "[sim][stores][change60]") {
+    Hardware hw = no_latency_gpu();
+    const double bytes = 4096, hold = 1.0;
+    // 1024 threads x 64 registers: one block per SM; 132 x 3 blocks run as three waves in turn,
+    // each behind the last one's waits.
+    test::SimpleLaunch s;
+    s.blocks = 132 * 3;
+    s.threads = 1024;
+    s.regs = 64;
+    s.store_bytes = static_cast<std::int64_t>(bytes);
+    Launch l = test::make_simple_launch(s);
+    l.fragment_store_row_bytes = 16;
+    const double without = time_ns(l, hw);
+    hw.calibration.fragment_store_hold_ns_per_byte = hold;
+    const double with = time_ns(l, hw);
+    INFO(without << " ns without the hold, " << with << " with it");
+    CHECK(with >= 3 * bytes * hold);
+    CHECK(with <= 3 * bytes * hold + without);
+}
+
+TEST_CASE("fragment_store_hold_ns_per_byte must be a number >= 0", "[sim][stores][change60]") {
+    Hardware hw = no_latency_gpu();
+    hw.calibration.fragment_store_hold_ns_per_byte = -0.1;
+    auto p = sim::simulate(test::test_workload(), {fragment_store_launch(4, 1024)}, hw, sim::Options{});
+    REQUIRE_FALSE(p.ok());
+    CHECK(p.error().message.find("fragment_store_hold_ns_per_byte") != std::string::npos);
+}
