@@ -196,8 +196,9 @@ TEST_CASE("predict: JSON parses, CSV has one header row, table shows launches", 
 
 TEST_CASE("predict --exact: no coarsening (one iteration per simulated phase), bytes within 0.1%", "[cli]") {
     // 64 x 16 x 8 blocks x 16 iterations = 131,072 x 16 > 200,000 block-iterations: coarsened by default.
-    const std::string w = "predict --kernel attention-flash2 --batch 64 --heads 16 --seq 1024 --head-dim 64 "
-                          "--tile-m 32 --tile-n 32 --gpu h100-sxm --model sim --format json";
+    const std::string table = "predict --kernel attention-flash2 --batch 64 --heads 16 --seq 1024 --head-dim 64 "
+                              "--tile-m 32 --tile-n 32 --gpu h100-sxm --model sim";
+    const std::string w = table + " --format json";
     const Run coarse = run(w);
     const Run exact = run(w + " --exact");
     REQUIRE(coarse.code == 0);
@@ -207,8 +208,6 @@ TEST_CASE("predict --exact: no coarsening (one iteration per simulated phase), b
     CHECK(c.at("extra").at("sim_iterations_per_phase").to_number<double>() > 1);
     CHECK(e.at("extra").at("sim_iterations_per_phase").to_number<double>() == 1);
     // The table says which launch ran coarsened, and says nothing under --exact.
-    const std::string table = "predict --kernel attention-flash2 --batch 64 --heads 16 --seq 1024 --head-dim 64 "
-                              "--tile-m 32 --tile-n 32 --gpu h100-sxm --model sim";
     const Run coarse_table = run(table);
     const Run exact_table = run(table + " --exact");
     REQUIRE(coarse_table.code == 0);
