@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/hardware.hpp"
@@ -38,6 +39,17 @@ Launch fragment_store_launch(std::int64_t blocks, std::int64_t bytes) {
     Launch l = test::make_simple_launch(s);
     l.fragment_store_row_bytes = 16;
     return l;
+}
+
+// Times of a launch whose 132 blocks each store `bytes` with plain (not fragment) stores, with the
+// calibration field at 0 and at `value`: a fragment-store term must leave them equal.
+std::pair<double, double> plain_store_times(Hardware hw, double Calibration::*field, double value, double bytes) {
+    Launch plain = fragment_store_launch(132, static_cast<std::int64_t>(bytes));
+    plain.fragment_store_row_bytes = 0;
+    hw.calibration.*field = 0;
+    const double without = time_ns(plain, hw);
+    hw.calibration.*field = value;
+    return {without, time_ns(plain, hw)};
 }
 
 }  // namespace
@@ -106,12 +118,9 @@ TEST_CASE("fragment-store issue is work on the SM, shared by its blocks", "[sim]
         CHECK(with - without == Approx(static_cast<double>(per_sm) * bytes * issue).epsilon(0.05));
     }
     // A launch without fragment stores does not pay it.
-    Launch plain = fragment_store_launch(132, static_cast<std::int64_t>(bytes));
-    plain.fragment_store_row_bytes = 0;
-    hw.calibration.fragment_store_issue_ns_per_byte = 0;
-    const double plain_without = time_ns(plain, hw);
-    hw.calibration.fragment_store_issue_ns_per_byte = issue;
-    CHECK(time_ns(plain, hw) == Approx(plain_without));
+    const auto [plain_without, plain_with] =
+        plain_store_times(hw, &Calibration::fragment_store_issue_ns_per_byte, issue, bytes);
+    CHECK(plain_with == Approx(plain_without));
 }
 
 TEST_CASE("fragment_store_own_drain needs a drain rate", "[sim][stores][change35]") {
@@ -249,12 +258,9 @@ TEST_CASE("fragment-store hold: a block's own wait per stored byte, overlapped b
         CHECK(with <= bytes * hold + without);
     }
     // A launch whose stores are not fragments does not wait.
-    Launch plain = fragment_store_launch(132, static_cast<std::int64_t>(bytes));
-    plain.fragment_store_row_bytes = 0;
-    hw.calibration.fragment_store_hold_ns_per_byte = 0;
-    const double plain_without = time_ns(plain, hw);
-    hw.calibration.fragment_store_hold_ns_per_byte = hold;
-    CHECK(time_ns(plain, hw) == Approx(plain_without));
+    const auto [plain_without, plain_with] =
+        plain_store_times(hw, &Calibration::fragment_store_hold_ns_per_byte, hold, bytes);
+    CHECK(plain_with == Approx(plain_without));
 }
 
 TEST_CASE("fragment-store hold: one block per SM, its slot's next block starts after the wait",
