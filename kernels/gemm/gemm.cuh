@@ -16,7 +16,10 @@
 // Block order (raster): row = blockIdx walks the N tiles fastest, column = the M tiles fastest.
 // Hooks: every thread calls Hooks::at(0) on entry, at(1) once its K loop's copies are done and
 // at(2) after its stores. NoHooks (every kernel the tool runs) compiles to nothing;
-// tilescope-qk-timeline-probe (docs/validation change 60) records per-block clocks with them.
+// tilescope-qk-timeline-probe (docs/validation changes 60-61) records per-block clocks with them.
+// Hooks::kStores false (that probe only) skips the epilogue's stores unless raster_column < 0,
+// which no caller passes: the compiler cannot drop the K loop's arithmetic, and the block issues
+// no store, so the probe sees the same blocks without their store traffic.
 // Ragged M, N, K are handled by zero-filled loads and bounds-checked stores; K and N must be
 // multiples of 8 (16-byte rows of the tiles).
 #pragma once
@@ -30,6 +33,7 @@
 namespace tilescope::kern {
 
 struct NoHooks {
+    static constexpr bool kStores = true;
     __device__ static void at(int) {}
 };
 
@@ -159,13 +163,14 @@ __global__ void __launch_bounds__(WM * WN * 32)
     Hooks::at(1);
 
     const int g = lane / 4, t = lane % 4;
+    const bool store = Hooks::kStores || raster_column < 0;
 #pragma unroll
     for (int mi = 0; mi < kMI; ++mi) {
 #pragma unroll
         for (int ni = 0; ni < kNI; ++ni) {
             const int row = m0 + warp_m * kWTM + mi * 16 + g;
             const int col = n0 + warp_n * kWTN + ni * 8 + 2 * t;
-            if (col < n) {
+            if (store && col < n) {
                 if (row < m)
                     *reinterpret_cast<uint32_t*>(c + static_cast<int64_t>(row) * ldc + col) =
                         P::pack(acc[mi][ni][0] * alpha, acc[mi][ni][1] * alpha);

@@ -12,8 +12,12 @@
 // (clock64) and on the GPU's (%globaltimer), so that what happens between a block's last store
 // and the next block on its SM, and how the blocks on one SM line up, is measured, not assumed.
 //
+// Change 61: each grid runs three ways, by where the scores go (`stores` in the JSON): "dram" (the
+// tool's launch), "l2" (every slice's scores into one N x N matrix the L2 holds) and "none" (the
+// same loads and arithmetic, no stores), so that how much the stores lengthen the blocks' loads
+// (the pre-store part), and whether through the L2 or through DRAM, is measured directly.
 // Grids: the naive training sweeps' QK^T, N = 2048, batch x heads 256 at d = 64 and 128 at
-// d = 128, every tile {64,128} x {64,128}. Per grid: one warm-up, the median of 5 timed runs of
+// d = 128, every tile {64,128} x {64,128}. Per grid and way: one warm-up, the median of 5 timed runs of
 // the plain kernel (cudaEvent), then one run of the recording kernel (timed too, to show what the
 // recording costs). Prints one JSON object per grid with what it derives per block and per SM
 // (cycles converted with the SM clock the run itself shows), and writes the records of the blocks
@@ -22,7 +26,9 @@
 // Correctness first: Q and K are fresh uniform random values in [-1, 1] (the seed is printed);
 // the scores are poisoned (NaN) before each checked run, the plain and the recording kernel must
 // give the same scores bit for bit, and 512 sampled scores must match a float64 CPU reference
-// within fp16 tolerance. Any failure: exit 1.
+// within fp16 tolerance; the no-store kernels (plain and recording) must leave the poisoned
+// matrix untouched. ("l2" is timed only: its slices race for one matrix by design.) Any
+// failure: exit 1.
 // Usage: tilescope-qk-timeline-probe [--check] [--out DIR]   (--check: the correctness checks on
 // a small grid of each configuration only, no timing; the CTest test qk_timeline_probe_check,
 // label gpu). Exit 3 without a GPU.
@@ -66,6 +72,7 @@ __device__ __forceinline__ unsigned smid() {
 // Lane 0 of each warp: the block's start is warp 0's entry; its loop-done and end points are the
 // latest warp's (atomicMax), so a block's end is when its last warp has issued its last store.
 struct Recorder {
+    static constexpr bool kStores = true;
     __device__ static void at(int point) {
         if (threadIdx.x % 32 != 0) return;
         unsigned long long* r = g_record + kFields * (static_cast<size_t>(blockIdx.y) * gridDim.x + blockIdx.x);
@@ -91,9 +98,27 @@ struct Bufs {
     std::vector<__half> hq, hk;
 };
 
-template <int TM, int TN, bool kRecord>
+// Where the scores go (docs/validation change 61): kDram, the N x N score matrix of every (batch,
+// head) slice, as the tool's QK^T launch (the stores reach the L2 and are written back to DRAM);
+// kL2, every slice's scores into the same N x N matrix (batch stride 0: 8 MiB at N = 2048, held
+// by the L2, so the stores reach it but almost nothing goes back to DRAM); kNone, no stores
+// (gemm_kernel's Hooks::kStores false: the same loads and arithmetic, no store traffic).
+enum class Stores { kDram, kL2, kNone };
+const char* stores_name(Stores m) { return m == Stores::kDram ? "dram" : m == Stores::kL2 ? "l2" : "none"; }
+
+struct NoStores {
+    static constexpr bool kStores = false;
+    __device__ static void at(int) {}
+};
+struct RecorderNoStores : Recorder {
+    static constexpr bool kStores = false;
+};
+
+template <int TM, int TN, bool kRecord, Stores kMode>
 bool launch(const Bufs& b, __half* s, int n, int d, int batch) {
-    using Hooks = std::conditional_t<kRecord, Recorder, tilescope::kern::NoHooks>;
+    using Plain = std::conditional_t<kMode == Stores::kNone, NoStores, tilescope::kern::NoHooks>;
+    using Rec = std::conditional_t<kMode == Stores::kNone, RecorderNoStores, Recorder>;
+    using Hooks = std::conditional_t<kRecord, Rec, Plain>;
     auto kern = tilescope::kern::gemm_kernel<__half, TM, TN, kTK, kStages, kWM, kWN, true, false, Hooks>;
     const int smem = kStages * (TM * kTK + kTK * TN) * 2;
     static const bool smem_set =
@@ -103,15 +128,16 @@ bool launch(const Bufs& b, __half* s, int n, int d, int batch) {
         return false;
     }
     const int tiles = ((n + TM - 1) / TM) * ((n + TN - 1) / TN);
-    const int64_t qk_stride = static_cast<int64_t>(n) * d, s_stride = static_cast<int64_t>(n) * n;
+    const int64_t qk_stride = static_cast<int64_t>(n) * d;
+    const int64_t s_stride = kMode == Stores::kL2 ? 0 : static_cast<int64_t>(n) * n;
     kern<<<dim3(tiles, batch), kThreads, smem>>>(b.q, b.k, s, n, n, d, d, d, n, qk_stride, qk_stride, s_stride, 1.0f, 0);
     return probe_ok(kTool, "gemm_kernel");
 }
 
-template <int TM, int TN, bool kRecord>
+template <int TM, int TN, bool kRecord, Stores kMode>
 float timed(const Bufs& b, __half* s, int n, int d, int batch, cudaEvent_t e0, cudaEvent_t e1) {
     cudaEventRecord(e0);
-    if (!launch<TM, TN, kRecord>(b, s, n, d, batch)) return -1.f;
+    if (!launch<TM, TN, kRecord, kMode>(b, s, n, d, batch)) return -1.f;
     cudaEventRecord(e1);
     cudaEventSynchronize(e1);
     if (!probe_ok(kTool, "gemm_kernel")) return -1.f;
@@ -127,11 +153,32 @@ bool check(const Bufs& b, int n, int d, int batch, std::mt19937& rng) {
     cudaMemset(b.s, 0xff, count * 2);  // fp16 0xffff: NaN
     cudaMemset(b.s2, 0xff, count * 2);
     cudaMemset(b.rec, 0, static_cast<size_t>(kFields) * 8 * batch * ((n + TM - 1) / TM) * ((n + TN - 1) / TN));
-    if (!launch<TM, TN, false>(b, b.s, n, d, batch) || !launch<TM, TN, true>(b, b.s2, n, d, batch)) return false;
+    if (!launch<TM, TN, false, Stores::kDram>(b, b.s, n, d, batch) ||
+        !launch<TM, TN, true, Stores::kDram>(b, b.s2, n, d, batch))
+        return false;
     std::vector<__half> s1(count), s2(count);
     cudaMemcpy(s1.data(), b.s, count * 2, cudaMemcpyDeviceToHost);
     cudaMemcpy(s2.data(), b.s2, count * 2, cudaMemcpyDeviceToHost);
     if (!probe_ok(kTool, "copy S")) return false;
+    // The no-store kernels, plain and recording, must leave a poisoned matrix as it was.
+    std::vector<__half> quiet(count);
+    for (const bool rec : {false, true}) {
+        cudaMemset(b.s2, 0xff, count * 2);
+        if (!(rec ? launch<TM, TN, true, Stores::kNone>(b, b.s2, n, d, batch)
+                  : launch<TM, TN, false, Stores::kNone>(b, b.s2, n, d, batch)))
+            return false;
+        cudaMemcpy(quiet.data(), b.s2, count * 2, cudaMemcpyDeviceToHost);
+        if (!probe_ok(kTool, "copy S")) return false;
+        for (size_t i = 0; i < count; ++i) {
+            uint16_t bits;
+            std::memcpy(&bits, &quiet[i], 2);
+            if (bits != 0xffff) {
+                std::fprintf(stderr, "%s: %dx%d d=%d: the %s no-store kernel wrote S[%zu]\n", kTool, TM, TN, d,
+                             rec ? "recording" : "plain", i);
+                return false;
+            }
+        }
+    }
     if (std::memcmp(s1.data(), s2.data(), count * 2) != 0) {
         std::fprintf(stderr, "%s: %dx%d d=%d: the recording kernel's scores differ from the plain kernel's\n", kTool,
                      TM, TN, d);
@@ -178,8 +225,8 @@ double percentile(std::vector<double> v, double q) {
     return v[static_cast<size_t>(q * static_cast<double>(v.size() - 1))];
 }
 
-void summarize(const std::vector<Block>& blocks, int sms, int per_sm, const std::string& name, float ms_plain,
-               float ms_record, int tm, int tn, int d, const char* out_dir) {
+void summarize(const std::vector<Block>& blocks, int sms, int per_sm, const std::string& name, Stores mode,
+               float ms_plain, float ms_record, int tm, int tn, int d, const char* out_dir) {
     // SM clock from the run itself: cycles per ns over every block's span.
     double cyc = 0, ns = 0;
     for (const Block& b : blocks) {
@@ -224,12 +271,12 @@ void summarize(const std::vector<Block>& blocks, int sms, int per_sm, const std:
     double res_mean = 0;
     for (double r : resident) res_mean += r;
     res_mean /= static_cast<double>(std::max<size_t>(1, resident.size()));
-    std::printf("{\"probe\":\"qk_timeline\",\"grid\":\"%s\",\"tile_m\":%d,\"tile_n\":%d,\"head_dim\":%d,"
+    std::printf("{\"probe\":\"qk_timeline\",\"grid\":\"%s\",\"stores\":\"%s\",\"tile_m\":%d,\"tile_n\":%d,\"head_dim\":%d,"
                 "\"blocks\":%zu,\"blocks_per_sm\":%d,\"ms_plain\":%.4f,\"ms_recording\":%.4f,\"sm_ghz\":%.4f,"
                 "\"pre_us_median\":%.4f,\"epilogue_us_median\":%.4f,\"block_us_median\":%.4f,"
                 "\"slot_gap_us_p10\":%.4f,\"slot_gap_us_median\":%.4f,\"slot_gap_us_p90\":%.4f,"
                 "\"running_at_start_mean\":%.3f,\"starts_together_share\":%.4f}\n",
-                name.c_str(), tm, tn, d, blocks.size(), per_sm, ms_plain, ms_record, ghz, percentile(pre, 0.5) / 1000,
+                name.c_str(), stores_name(mode), tm, tn, d, blocks.size(), per_sm, ms_plain, ms_record, ghz, percentile(pre, 0.5) / 1000,
                 percentile(epi, 0.5) / 1000, len_med / 1000, percentile(gap, 0.1) / 1000, percentile(gap, 0.5) / 1000,
                 percentile(gap, 0.9) / 1000, res_mean,
                 static_cast<double>(together) / static_cast<double>(std::max<size_t>(1, starts)));
@@ -247,7 +294,7 @@ void summarize(const std::vector<Block>& blocks, int sms, int per_sm, const std:
     }
 }
 
-template <int TM, int TN>
+template <int TM, int TN, Stores kMode>
 bool run_grid(const Bufs& b, int n, int d, int batch, int sms, const char* out_dir, cudaEvent_t e0, cudaEvent_t e1) {
     const int tiles = ((n + TM - 1) / TM) * ((n + TN - 1) / TN);
     const size_t nblocks = static_cast<size_t>(tiles) * batch;
@@ -255,16 +302,16 @@ bool run_grid(const Bufs& b, int n, int d, int batch, int sms, const char* out_d
     cudaOccupancyMaxActiveBlocksPerMultiprocessor(
         &per_sm, tilescope::kern::gemm_kernel<__half, TM, TN, kTK, kStages, kWM, kWN, true, false>, kThreads,
         kStages * (TM * kTK + kTK * TN) * 2);
-    if (timed<TM, TN, false>(b, b.s, n, d, batch, e0, e1) < 0) return false;  // warm-up
+    if (timed<TM, TN, false, kMode>(b, b.s, n, d, batch, e0, e1) < 0) return false;  // warm-up
     std::vector<float> ms;
     for (int r = 0; r < 5; ++r) {
-        const float t = timed<TM, TN, false>(b, b.s, n, d, batch, e0, e1);
+        const float t = timed<TM, TN, false, kMode>(b, b.s, n, d, batch, e0, e1);
         if (t < 0) return false;
         ms.push_back(t);
     }
     std::sort(ms.begin(), ms.end());
     cudaMemset(b.rec, 0, nblocks * kFields * 8);
-    const float rec_ms = timed<TM, TN, true>(b, b.s2, n, d, batch, e0, e1);
+    const float rec_ms = timed<TM, TN, true, kMode>(b, b.s2, n, d, batch, e0, e1);
     if (rec_ms < 0) return false;
     std::vector<unsigned long long> raw(nblocks * kFields);
     cudaMemcpy(raw.data(), b.rec, raw.size() * 8, cudaMemcpyDeviceToHost);
@@ -279,8 +326,9 @@ bool run_grid(const Bufs& b, int n, int d, int batch, int sms, const char* out_d
         }
     }
     const std::string name = "qk_n" + std::to_string(n) + "_d" + std::to_string(d) + "_bh" + std::to_string(batch) +
-                             "_" + std::to_string(TM) + "x" + std::to_string(TN);
-    summarize(blocks, sms, per_sm, name, ms[2], rec_ms, TM, TN, d, out_dir);
+                             "_" + std::to_string(TM) + "x" + std::to_string(TN) +
+                             (kMode == Stores::kDram ? "" : std::string("_stores-") + stores_name(kMode));
+    summarize(blocks, sms, per_sm, name, kMode, ms[2], rec_ms, TM, TN, d, out_dir);
     return true;
 }
 
@@ -295,7 +343,10 @@ bool config(const Bufs& b, bool check_only, int sms, const char* out_dir, std::m
         }
         const int batch = d == 64 ? 256 : 128;  // b8 h32 and b8 h16, N = 2048: the training sweeps
         if (!check<TM, TN>(b, 256, d, 2, rng)) return false;
-        if (!run_grid<TM, TN>(b, 2048, d, batch, sms, out_dir, e0, e1)) return false;
+        if (!run_grid<TM, TN, Stores::kDram>(b, 2048, d, batch, sms, out_dir, e0, e1) ||
+            !run_grid<TM, TN, Stores::kL2>(b, 2048, d, batch, sms, out_dir, e0, e1) ||
+            !run_grid<TM, TN, Stores::kNone>(b, 2048, d, batch, sms, out_dir, e0, e1))
+            return false;
     }
     return true;
 }
