@@ -125,6 +125,7 @@ const std::vector<CalSpec>& calibration_specs() {
         {"fragment_store_issue_ns_per_byte", &Calibration::fragment_store_issue_ns_per_byte, CalRule::non_negative, true},
         {"fragment_store_own_drain", &Calibration::fragment_store_own_drain, CalRule::flag, true},
         {"fragment_store_hold_ns_per_byte", &Calibration::fragment_store_hold_ns_per_byte, CalRule::non_negative, true},
+        {"fragment_store_load_wait", &Calibration::fragment_store_load_wait, CalRule::probability, true},
         {"pipeline_wait_then_issue", &Calibration::pipeline_wait_then_issue, CalRule::flag, true},
         {"l2_fill_in_flight", &Calibration::l2_fill_in_flight, CalRule::flag, true},
         {"hbm_activations_per_s", &Calibration::hbm_activations_per_s, CalRule::non_negative, true},
@@ -621,6 +622,7 @@ std::string profile_fingerprint(const Hardware& hw) {
     if (c.fragment_store_own_drain != 0.0) cal << " fragment_store_own_drain " << c.fragment_store_own_drain;
     if (c.fragment_store_hold_ns_per_byte > 0)
         cal << " fragment_store_hold_ns_per_byte " << c.fragment_store_hold_ns_per_byte;
+    if (c.fragment_store_load_wait > 0) cal << " fragment_store_load_wait " << c.fragment_store_load_wait;
     if (c.pipeline_wait_then_issue != 0.0) cal << " pipeline_wait_then_issue " << c.pipeline_wait_then_issue;
     if (c.l2_fill_in_flight != 0.0) cal << " l2_fill_in_flight " << c.l2_fill_in_flight;
     if (c.hbm_activations_per_s > 0) cal << " hbm_activations_per_s " << c.hbm_activations_per_s;

@@ -222,6 +222,16 @@ struct Calibration {
     // partial-sector row at a time); the other blocks of the SM run meanwhile, so it is a wait of
     // the block, not SM work.
     double fragment_store_hold_ns_per_byte = 0.0;
+    // Simulator (with fragment_store_hold_ns_per_byte > 0), a share in [0, 1]: while a block of an
+    // SM is in that store wait, the SM's other blocks stand still for this share of it. Their load
+    // and compute jobs are longer by share x (the job's time) x (the store waits the SM's other
+    // slots have begun) / (the time since the launch began): the blocks are taken to be out of
+    // step, as on the hardware. Measured (H200, docs/validation change 61: naive attention's QK^T
+    // blocks with their stores, with the scores held by the L2, and with no stores): the stores
+    // lengthen the other blocks' K loops by 0.74-0.97 of the store time that overlaps them with
+    // 2 blocks per SM, and alike whether the scores go on to DRAM or stay in the L2, so the stores
+    // hold the SM back on its own side, not as L2 or DRAM bandwidth.
+    double fragment_store_load_wait = 0.0;
     // Simulator: honour a pipelined loop's order (0 or 1; docs/validation change 36). 1 = a launch
     // whose loop waits for its oldest loads before issuing the next (Launch::loads_after_wait: the
     // GEMM kernel, so naive attention's QK^T and P V too) keeps s-1 iterations' loads in flight and

@@ -73,6 +73,10 @@ struct Job {
     // latency. Queueing in the servers overlaps the latency (see part_served).
     double earliest_done_ns = 0;
     double inflight_bytes = 0;  // loads: what the job adds to the bytes in flight (one iteration's)
+    // Loads and compute (change 61): when the job began, and whether the other blocks' store
+    // waits have been added to it yet (Engine::store_paused).
+    double begin_ns = 0;
+    bool store_paused = false;
 };
 
 struct Slot {
@@ -91,6 +95,7 @@ struct Slot {
     std::int64_t comp_waiting = -1;  // streamed phase whose compute finished before its loads
     double start_ns = 0;
     double hbm_bytes = 0, l2_bytes = 0, smem_bytes = 0;
+    double store_wait_ns = 0;  // change 61: the change-60 store waits its blocks have begun, in all
 };
 
 enum class EventKind : std::uint8_t { job, block_start, comp_start };
@@ -473,6 +478,9 @@ private:
     // L1 (Launch::l1_cached_loads with a profile that has one, L2 model on): one per SM, emptied
     // at the launch's start. Hits never reach the L2.
     std::vector<L1Cache> l1_;
+    // Change 61: per SM, the change-60 store waits its blocks have begun, in all.
+    std::vector<double> sm_store_wait_ns_;
+    bool store_paused(std::uint32_t job);  // true when the job is put back by other blocks' store waits
     // Sector bytes the L2 handles per stored byte (Launch::fragment_store_row_bytes).
     std::int64_t sector_factor_ = 1;
     std::int64_t l1_hit_bytes_ = 0;
@@ -861,6 +869,7 @@ bool Engine::issue_mem(std::uint32_t slot_id, std::uint32_t phase) {
         // serial phase holds G iterations' bytes, i.e. G bursts paid in sequence).
         if (loaded > 0 && per_byte > 0) j.latency_ns += per_byte * loaded;
     }
+    j.begin_ns = now_;
     if (j.pending == 0 && j.latency_ns <= 0) return true;
     j.earliest_done_ns = std::max(now_ + alone_ns + j.latency_ns, joined_ready_ns);
     // The regions this phase requested and did not merge can be joined until they are back.
@@ -980,8 +989,10 @@ bool Engine::issue_store(std::uint32_t slot_id, std::uint32_t phase) {
         h.kind = JobKind::hold;
         const std::uint32_t hid = new_job(h);
         ++slot.outstanding;
-        push(now_ + l2 / static_cast<double>(sector_factor_) * st_.rates.fragment_store_hold_ns_per_byte, EventKind::job,
-             hid);
+        const double until = now_ + l2 / static_cast<double>(sector_factor_) * st_.rates.fragment_store_hold_ns_per_byte;
+        push(until, EventKind::job, hid);
+        sm_store_wait_ns_[static_cast<std::size_t>(slot.sm)] += until - now_;
+        slot.store_wait_ns += until - now_;
     }
     Job j;
     j.slot = slot_id;
@@ -1103,6 +1114,7 @@ void Engine::advance_block(std::uint32_t slot_id) {
                 j.phase = p;
                 j.kind = JobKind::comp;
                 j.pending = 1;
+                j.begin_ns = now_;
                 const std::uint32_t id = new_job(j);
                 slot.comp_running = true;
                 ++slot.outstanding;
@@ -1193,7 +1205,32 @@ bool Engine::part_served(std::uint32_t job) {
             return false;
         }
     }
+    if (store_paused(job)) return false;
     job_complete(job);
+    return true;
+}
+
+// Change 61: while a block of an SM issues its fragment stores (its change-60 wait), the SM's
+// other blocks stand still: their K loops, loads and mma alike, are longer by about the store
+// time that overlaps them (measured on the QK^T blocks with and without their stores, and the
+// same with the scores held by the L2: docs/validation change 61). The hardware's blocks are not
+// in step (3-8% of starts together), so a job overlaps the other blocks' waits in proportion to
+// the share of the time they take, not as the simulator's identical blocks happen to line up: a
+// load or compute job of d ns is back Rates::fragment_store_load_wait x d x W / t later, W the
+// store waits the SM's other slots have begun since the launch began and t the time since then.
+// Applied once, when the job would otherwise be done. (A block's own wait never overlaps its
+// jobs: it waits only after its last compute.)
+bool Engine::store_paused(std::uint32_t job) {
+    Job& j = jobs_[job];
+    if ((j.kind != JobKind::mem && j.kind != JobKind::comp) || j.store_paused ||
+        st_.rates.fragment_store_load_wait <= 0 || !(now_ > 0))
+        return false;
+    j.store_paused = true;
+    const Slot& slot = slots_[j.slot];
+    const double others = sm_store_wait_ns_[static_cast<std::size_t>(slot.sm)] - slot.store_wait_ns;
+    const double extra = st_.rates.fragment_store_load_wait * (now_ - j.begin_ns) * others / now_;
+    if (!(extra > 0)) return false;
+    push(now_ + extra, EventKind::job, job);
     return true;
 }
 
@@ -1277,6 +1314,7 @@ Result<LaunchResult> Engine::run(double start_ns) {
     servers_.assign(kFirstSmServer + static_cast<std::size_t>(sm_count_), PsServer{});
     server_heap_.reset(servers_.size());
     sm_frac_.assign(static_cast<std::size_t>(sm_count_), std::array<double, kUnits>{});
+    sm_store_wait_ns_.assign(static_cast<std::size_t>(sm_count_), 0.0);
     servers_[kHbmServer].configure(r.hbm_bytes_per_ns, std::numeric_limits<double>::infinity());
     servers_[kL2Server].configure(r.l2_bytes_per_ns, r.sm_l2_bytes_per_ns);
     servers_[kFragServer].configure(r.fragment_store_bytes_per_ns > 0 ? r.fragment_store_bytes_per_ns : 1.0,
@@ -1336,8 +1374,9 @@ Result<LaunchResult> Engine::run(double start_ns) {
             const Event e = events_.top();
             events_.pop();
             now_ = e.t;
-            if (e.kind == EventKind::job) job_complete(e.id);
-            else if (e.kind == EventKind::comp_start) start_comp(e.id);
+            if (e.kind == EventKind::job) {
+                if (!store_paused(e.id)) job_complete(e.id);
+            } else if (e.kind == EventKind::comp_start) start_comp(e.id);
             else begin_block(e.id);
         } else {
             now_ = t_server;

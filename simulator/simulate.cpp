@@ -100,6 +100,10 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
                           "hbm_activations_per_s, "
                           "warp_fill_wait_ns_per_byte, warp_chain_ns, warp_chain_ns_per_instruction must be >= 0");
     }
+    if (!(c.fragment_store_load_wait >= 0 && c.fragment_store_load_wait <= 1)) {
+        return make_error("profile " + hw.name + ": calibration.fragment_store_load_wait must be in [0, 1] (got " +
+                          std::to_string(c.fragment_store_load_wait) + ")");
+    }
     if (!(c.issue_efficiency >= 0 && c.issue_efficiency <= 1)) {
         return make_error("profile " + hw.name + ": calibration.issue_efficiency must be in [0, 1] (got " +
                           std::to_string(c.issue_efficiency) + ")");
@@ -211,6 +215,7 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
     r.fragment_store_issue_ns_per_byte = c.fragment_store_issue_ns_per_byte;
     r.fragment_store_own_drain = c.fragment_store_own_drain != 0.0;
     r.fragment_store_hold_ns_per_byte = c.fragment_store_hold_ns_per_byte;
+    r.fragment_store_load_wait = c.fragment_store_load_wait;
     r.pipeline_wait_then_issue = c.pipeline_wait_then_issue != 0.0;
     r.l2_fill_in_flight = c.l2_fill_in_flight != 0.0;
     // An HBM that opens at most A pages per second moves r bytes per ns in the time of one: r / A.

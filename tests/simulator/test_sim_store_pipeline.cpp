@@ -291,3 +291,69 @@ TEST_CASE("fragment_store_hold_ns_per_byte must be a number >= 0", "[sim][stores
     REQUIRE_FALSE(p.ok());
     CHECK(p.error().message.find("fragment_store_hold_ns_per_byte") != std::string::npos);
 }
+
+namespace {
+
+// Blocks that load, compute and then store `store_bytes` as mma fragments; `per_sm` 1 (1024
+// threads x 64 registers) or 2 (1024 x 32) blocks at once on each of the test GPU's 132 SMs, four
+// waves of them. Small loads and little arithmetic: the blocks' time is their latencies, which is
+// what standing still lengthens (a bandwidth-bound launch moves its bytes at the bandwidth anyway).
+Launch loop_then_fragment_store_launch(int per_sm, std::int64_t store_bytes) {
+    test::SimpleLaunch s;
+    s.blocks = 132 * per_sm * 4;
+    s.threads = 1024;
+    s.regs = per_sm == 1 ? 64 : 32;
+    s.iterations = 4;
+    s.load_bytes = 1024;
+    s.fp32_flops = 1.0e4;
+    s.store_bytes = store_bytes;
+    Launch l = test::make_simple_launch(s);
+    l.fragment_store_row_bytes = 16;
+    return l;
+}
+
+}  // namespace
+
+TEST_CASE("fragment-store load wait: the SM's other blocks stand still for their share of its store waits",
+          "[sim][stores][change61]") {
+    Hardware hw = test::test_gpu();
+    hw.calibration.calibrated = true;
+    const double bytes = 4096, hold = 0.5;
+    const Launch two = loop_then_fragment_store_launch(2, static_cast<std::int64_t>(bytes));
+    hw.calibration.fragment_store_hold_ns_per_byte = hold;
+    hw.calibration.fragment_store_load_wait = 0;
+    const double off = time_ns(two, hw);
+    hw.calibration.fragment_store_load_wait = 0.5;
+    const double half = time_ns(two, hw);
+    hw.calibration.fragment_store_load_wait = 1;
+    const double full = time_ns(two, hw);
+    INFO("2 blocks per SM: " << off << " ns with no wait, " << half << " at 0.5, " << full << " at 1");
+    CHECK(half > off * 1.01);
+    CHECK(full > half * 1.01);
+    // A slot's jobs wait at most for the other slot's store waits: four waves of them.
+    CHECK(full - off <= 4 * bytes * hold);
+
+    // One block per SM: no other block's stores to wait for.
+    const Launch one = loop_then_fragment_store_launch(1, static_cast<std::int64_t>(bytes));
+    hw.calibration.fragment_store_load_wait = 0;
+    const double one_off = time_ns(one, hw);
+    hw.calibration.fragment_store_load_wait = 1;
+    CHECK(time_ns(one, hw) == Approx(one_off));
+
+    // Without the change-60 store wait there is nothing to stand still for.
+    hw.calibration.fragment_store_hold_ns_per_byte = 0;
+    hw.calibration.fragment_store_load_wait = 0;
+    const double no_hold = time_ns(two, hw);
+    hw.calibration.fragment_store_load_wait = 1;
+    CHECK(time_ns(two, hw) == Approx(no_hold));
+}
+
+TEST_CASE("fragment_store_load_wait must be a share from 0 to 1", "[sim][stores][change61]") {
+    for (const double bad : {-0.1, 1.5}) {
+        Hardware hw = no_latency_gpu();
+        hw.calibration.fragment_store_load_wait = bad;
+        auto p = sim::simulate(test::test_workload(), {fragment_store_launch(4, 1024)}, hw, sim::Options{});
+        REQUIRE_FALSE(p.ok());
+        CHECK(p.error().message.find("fragment_store_load_wait") != std::string::npos);
+    }
+}
