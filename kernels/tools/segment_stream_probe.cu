@@ -40,11 +40,13 @@
 
 #include "kernels/common/ptx.cuh"
 #include "kernels/tools/probe_device.cuh"
+#include "kernels/tools/segment_stream_grid.hpp"
 
 namespace {
 
 constexpr const char* kTool = "tilescope-segment-stream-probe";
-constexpr int kThreads = 256;
+using tilescope::segment_probe::Config;
+using tilescope::segment_probe::kThreads;
 
 // The matrix's 32-bit word i (the same on both sides): a counter-based hash of i and the seed.
 __host__ __device__ inline uint32_t word_of(uint64_t i, uint64_t seed) {
@@ -145,13 +147,6 @@ struct Bufs {
     int64_t a_bytes = 0, l2_bytes = 0, out_words = 0;
 };
 
-struct Config {
-    const char* layout;  // "strided" or "dense"
-    int segment_bytes, rows, stages, blocks_per_sm;
-    int64_t row_bytes;
-    int l2_bytes;
-};
-
 template <int S>
 cudaError_t launch(const Bufs& b, const Geometry& g, int64_t blocks, int smem) {
     segment_stream<S><<<static_cast<unsigned>(blocks), kThreads, smem>>>(b.a, b.l2, g, b.out);
@@ -178,22 +173,13 @@ Geometry geometry_of(const Config& c) {
     Geometry g{};
     g.segment_bytes = c.segment_bytes;
     g.rows = c.rows;
-    g.steps = static_cast<int>(c.row_bytes / c.segment_bytes);
-    const bool dense = std::strcmp(c.layout, "dense") == 0;
-    g.row_stride = dense ? c.segment_bytes : c.row_bytes;
-    g.step_stride = dense ? static_cast<int64_t>(c.rows) * c.segment_bytes : c.segment_bytes;
+    g.steps = c.steps();
+    g.row_stride = c.dense() ? c.segment_bytes : c.row_bytes;
+    g.step_stride = c.dense() ? static_cast<int64_t>(c.rows) * c.segment_bytes : c.segment_bytes;
     g.block_stride = static_cast<int64_t>(c.rows) * c.row_bytes;
     g.l2_bytes = c.l2_bytes;
-    g.l2_total = c.l2_bytes > 0 ? static_cast<int64_t>(c.l2_bytes) * 64 : 16;  // 64 steps' worth: L2-resident
+    g.l2_total = c.l2_total();
     return g;
-}
-
-// Dynamic shared memory that lets exactly `per_sm` blocks share an SM (0: cannot).
-int smem_for(const cudaDeviceProp& p, int per_sm, int needed) {
-    const int budget = static_cast<int>(p.sharedMemPerMultiprocessor / per_sm) - static_cast<int>(p.reservedSharedMemPerBlock);
-    const int cap = static_cast<int>(p.sharedMemPerBlockOptin);
-    const int smem = std::min(budget, cap);
-    return smem >= needed ? smem : 0;
 }
 
 // Runs one configuration (blocks = the matrix's rows / R); checks 64 sampled blocks when `check`.
@@ -201,8 +187,10 @@ int smem_for(const cudaDeviceProp& p, int per_sm, int needed) {
 bool run(const Bufs& b, const cudaDeviceProp& p, int sms, const Config& c, int64_t matrix_bytes, bool timing,
          uint64_t seed, uint64_t l2_seed, cudaEvent_t e0, cudaEvent_t e1) {
     const Geometry g = geometry_of(c);
-    const int64_t blocks = matrix_bytes / (static_cast<int64_t>(c.rows) * c.row_bytes);
-    const int smem = smem_for(p, c.blocks_per_sm, c.stages * g.stage_bytes());
+    const int64_t blocks = c.blocks(matrix_bytes);
+    const int smem = tilescope::segment_probe::smem_for(p.sharedMemPerMultiprocessor, p.reservedSharedMemPerBlock,
+                                                         p.sharedMemPerBlockOptin, c.blocks_per_sm,
+                                                         c.stages * g.stage_bytes());
     if (smem == 0) return true;  // the stages do not fit this many blocks per SM: not a configuration
     const void* k = kernel_of(c.stages);
     if (cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem) != cudaSuccess ||
@@ -284,11 +272,11 @@ int main(int argc, char** argv) {
     const uint64_t seed = std::random_device{}() | (static_cast<uint64_t>(std::random_device{}()) << 32);
     const uint64_t l2_seed = seed ^ 0x5A5A5A5A5A5A5A5Aull;
     std::printf("{\"probe\":\"seed\",\"seed\":%llu}\n", static_cast<unsigned long long>(seed));
-    // 2 GiB: 40x the L2, the size of P in the n = 2048, d = 64 training sweep (256 slices of 8 MiB).
-    const int64_t matrix_bytes = check_only ? (int64_t{1} << 22) * 3 : int64_t{1} << 31;
+    const int64_t matrix_bytes =
+        check_only ? tilescope::segment_probe::kCheckMatrixBytes : tilescope::segment_probe::kMatrixBytes;
     Bufs b;
     b.a_bytes = matrix_bytes;
-    b.l2_bytes = 8192 * 64;
+    b.l2_bytes = 8192 * tilescope::segment_probe::kL2Steps;
     const int64_t max_blocks = matrix_bytes / (64 * 1024);  // no configuration has smaller blocks
     b.out_words = max_blocks * kThreads;
     if (cudaMalloc(&b.a, b.a_bytes) != cudaSuccess || cudaMalloc(&b.l2, b.l2_bytes) != cudaSuccess ||
@@ -305,29 +293,8 @@ int main(int argc, char** argv) {
     cudaEvent_t e0, e1;
     cudaEventCreate(&e0);
     cudaEventCreate(&e1);
-    std::vector<Config> configs;
-    if (check_only) {
-        // Every stage count and layout, a P-like 64-byte segment and a wider one, with and without
-        // the L2 tile; rows 3 KiB apart (not a power of two) so that a wrong stride shows.
-        for (const char* layout : {"strided", "dense"})
-            for (const int s : {2, 3, 4})
-                for (const int w : {64, 256})
-                    for (const int l2 : {0, 4096}) configs.push_back({layout, w, 64, s, 2, 3072, l2});
-    } else {
-        // The grid: W x R x S x blocks per SM, both layouts, rows 4 KiB apart (N = 2048).
-        for (const char* layout : {"strided", "dense"})
-            for (const int w : {64, 128, 256, 512})
-                for (const int r : {64, 128})
-                    for (const int s : {2, 3, 4})
-                        for (const int per_sm : {1, 2, 3, 4}) configs.push_back({layout, w, r, s, per_sm, 4096, 0});
-        // P V itself: W = 64, S = 2, with V's tile from the L2 (d = 64: 4 KiB per step; d = 128: 8 KiB).
-        for (const int l2 : {4096, 8192})
-            for (const int r : {64, 128})
-                for (const int per_sm : {1, 2, 3, 4}) configs.push_back({"strided", 64, r, 2, per_sm, 4096, l2});
-        // Rows 32 KiB apart (N = 16384): does the distance between the rows matter?
-        for (const int r : {64, 128})
-            for (const int per_sm : {1, 2, 3, 4}) configs.push_back({"strided", 64, r, 2, per_sm, 32768, 0});
-    }
+    const std::vector<Config> configs =
+        check_only ? tilescope::segment_probe::check_grid() : tilescope::segment_probe::timed_grid();
     for (const Config& c : configs)
         if (!run(b, p, sms, c, matrix_bytes, !check_only, seed, l2_seed, e0, e1)) return 1;
     if (check_only) std::printf("{\"probe\":\"check\",\"result\":\"pass\"}\n");
