@@ -129,6 +129,7 @@ const std::vector<CalSpec>& calibration_specs() {
         {"pipeline_wait_then_issue", &Calibration::pipeline_wait_then_issue, CalRule::flag, true},
         {"l2_fill_in_flight", &Calibration::l2_fill_in_flight, CalRule::flag, true},
         {"hbm_activations_per_s", &Calibration::hbm_activations_per_s, CalRule::non_negative, true},
+        {"hbm_narrow_segment_ns", &Calibration::hbm_narrow_segment_ns, CalRule::non_negative, true},
         {"l1_random_replacement", &Calibration::l1_random_replacement, CalRule::flag, true},
         {"smem_fill_bypass", &Calibration::smem_fill_bypass, CalRule::flag, true},
         {"l1_capacity_fraction", &Calibration::l1_capacity_fraction, CalRule::efficiency, true},
@@ -626,6 +627,7 @@ std::string profile_fingerprint(const Hardware& hw) {
     if (c.pipeline_wait_then_issue != 0.0) cal << " pipeline_wait_then_issue " << c.pipeline_wait_then_issue;
     if (c.l2_fill_in_flight != 0.0) cal << " l2_fill_in_flight " << c.l2_fill_in_flight;
     if (c.hbm_activations_per_s > 0) cal << " hbm_activations_per_s " << c.hbm_activations_per_s;
+    if (c.hbm_narrow_segment_ns > 0) cal << " hbm_narrow_segment_ns " << c.hbm_narrow_segment_ns;
     if (c.l1_random_replacement != 0.0) cal << " l1_random_replacement " << c.l1_random_replacement;
     if (c.smem_fill_bypass != 0.0) cal << " smem_fill_bypass " << c.smem_fill_bypass;
     if (c.l1_capacity_fraction != 1.0) cal << " l1_capacity_fraction " << c.l1_capacity_fraction;

@@ -257,6 +257,16 @@ struct Calibration {
     // tFAW), whatever its bandwidth. The simulator charges a load's misses the larger of their
     // bytes and the pages they open (one per KiB of each row segment) times hbm bandwidth / this.
     double hbm_activations_per_s = 0.0;
+    // Simulator: the extra round trip (ns) of an HBM miss on narrow row segments (docs/validation
+    // change 62; 0, the default, = none, as before). A load region whose rows lie at least a DRAM
+    // page (1 KiB) apart and are row_bytes wide (naive attention's P V reads 64 bytes of each row
+    // of P per k-tile, the rows 4 KiB or more apart; the GEMM kernel's operands alike) adds this x
+    // min(1, 64 / row_bytes) to its iteration's round trip when it misses in the L2; an iteration
+    // pays its slowest region's. Measured (tilescope-segment-stream-probe, H200, 2 stages): 64-byte
+    // segments take 170-195 ns longer per round trip than the same bytes in flight read
+    // contiguously, 128-byte segments 70-90 ns, 256-byte 50-60 ns; the rate of narrow segments is
+    // not capped below 2.6-2.9 TB/s (hbm_activations_per_s does not bind at P V's 1.7-1.9 TB/s).
+    double hbm_narrow_segment_ns = 0.0;
     // Simulator: the L1's victim (0 or 1; 0, the default, is the least recently used chunk). 1 =
     // random replacement (docs/validation change 25): the H100's L1 keeps less of a re-read row
     // than an LRU of its capacity would (simulator/l1_cache.hpp).

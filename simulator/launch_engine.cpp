@@ -350,9 +350,11 @@ private:
     double queued_latency(double base_ns, double inflight) const;
     // From issue to the earliest return of a streamed (coarsened, pipelined) phase's loads: what
     // its G iterations of the real pipeline take when latency-bound (see the definition).
-    // `drain_ns`, `alone_ns`: the burst-drain term and the uncontended transfer of all G.
+    // `drain_ns`, `alone_ns`: the burst-drain term and the uncontended transfer of all G;
+    // `narrow_ns`: the narrow-segment misses' extra round trip (change 62; 0 without it).
     double streamed_window(const Phase& ph, std::uint32_t phase, std::uint32_t missing_steps,
-                           std::uint32_t l1_steps, double drain_ns, double alone_ns, double inflight) const;
+                           std::uint32_t l1_steps, double drain_ns, double alone_ns, double inflight,
+                           double narrow_ns) const;
     // A phase's compute with its block alone on the SM (at the SM server's per-job rate; every
     // SM server is configured alike), without the warp model's fixed wait.
     double comp_alone_ns(const Phase& ph) const {
@@ -764,6 +766,7 @@ bool Engine::issue_mem(std::uint32_t slot_id, std::uint32_t phase) {
     const int part = st_.options->l2 ? st_.l2.partition_of_sm(slot.sm) : 0;
     std::uint32_t missing_steps = 0;  // load steps that needed HBM
     std::int64_t pages_opened = 0;    // DRAM pages the misses open (per row segment)
+    double narrow_ns = 0;             // extra round trip of the slowest narrow-segment miss (change 62)
     std::uint32_t l1_steps = 0;       // load steps served by L1 alone
     std::int64_t l1_hits = 0;
     L1Cache* l1 = l1_.empty() ? nullptr : &l1_[static_cast<std::size_t>(slot.sm)];
@@ -795,6 +798,11 @@ bool Engine::issue_mem(std::uint32_t slot_id, std::uint32_t phase) {
         }
         // A step whose data comes with a fill in flight waits as a miss does (change 43).
         missing_steps += (acc.fill_bytes > fill_before || acc.pending_bytes > pending_before) ? 1u : 0u;
+        // Rows a DRAM page or more apart that missed: narrow segments' longer round trip (change 62).
+        if (st_.rates.hbm_narrow_segment_ns > 0 && acc.fill_bytes > fill_before && r.rows > 1 &&
+            r.stride_bytes >= kHbmPageBytes && r.row_bytes < r.stride_bytes)
+            narrow_ns = std::max(narrow_ns, st_.rates.hbm_narrow_segment_ns *
+                                                std::min(1.0, 64.0 / static_cast<double>(std::max<std::int64_t>(1, r.row_bytes))));
         l1_steps += (l1 && acc.requested_bytes == requested_before && r.bytes() > 0) ? 1u : 0u;
     }
     // A joined request, or a fill in flight that a hit waits for, can be back no sooner.
@@ -845,23 +853,25 @@ bool Engine::issue_mem(std::uint32_t slot_id, std::uint32_t phase) {
     if (ph.streamed) {
         // The window covers the transfer too: the latency is what it leaves.
         j.latency_ns = std::max(0.0, streamed_window(ph, phase, missing_steps, l1_steps, loaded * per_byte, alone_ns,
-                                                     inflight) -
+                                                     inflight, narrow_ns) -
                                          alone_ns);
     } else {
         // One phase: HBM latency if anything missed, else L2 latency, else (all L1 hits) L1
         // latency. A coarsened serial phase pays one latency per iteration: HBM's for the share
         // of its load steps that missed, L1's for the share that L1 served alone, L2's for the rest.
         if (ph.latency_scale <= 1) {
-            j.latency_ns = (acc.fill_bytes > 0 || acc.pending_bytes > 0) ? queued_latency(st_.rates.hbm_latency_ns, inflight)
-                                              : (requested > 0 ? queued_latency(st_.rates.l2_latency_ns, inflight)
-                                                               : (l1_hits > 0 ? st_.rates.l1_latency_ns : 0.0));
+            j.latency_ns = (acc.fill_bytes > 0 || acc.pending_bytes > 0)
+                               ? queued_latency(st_.rates.hbm_latency_ns, inflight) + narrow_ns
+                               : (requested > 0 ? queued_latency(st_.rates.l2_latency_ns, inflight)
+                                                : (l1_hits > 0 ? st_.rates.l1_latency_ns : 0.0));
         } else {
             const double steps = static_cast<double>(ph.load_end - ph.load_begin);
             const double miss_share = static_cast<double>(missing_steps) / steps;
             const double l1_share = static_cast<double>(l1_steps) / steps;
             const double memory = miss_share * st_.rates.hbm_latency_ns +
                                   std::max(0.0, 1 - miss_share - l1_share) * st_.rates.l2_latency_ns;
-            j.latency_ns = ph.latency_scale * (miss_share * st_.rates.hbm_latency_ns + l1_share * st_.rates.l1_latency_ns +
+            j.latency_ns = ph.latency_scale * (miss_share * (st_.rates.hbm_latency_ns + narrow_ns) +
+                                               l1_share * st_.rates.l1_latency_ns +
                                                std::max(0.0, 1 - miss_share - l1_share) * st_.rates.l2_latency_ns +
                                                (queued_latency(memory, inflight) - memory));  // 0 without the term
         }
@@ -917,13 +927,14 @@ double Engine::queued_latency(double base_ns, double inflight) const {
 // made a latency-bound loop up to G / s times too fast (naive attention's P V launch at
 // N = 2048, 128 x 128 tiles, G = 2: 905 us coarsened against 1140 us exact).
 double Engine::streamed_window(const Phase& ph, std::uint32_t phase, std::uint32_t missing_steps,
-                               std::uint32_t l1_steps, double drain_ns, double alone_ns, double inflight) const {
+                               std::uint32_t l1_steps, double drain_ns, double alone_ns, double inflight,
+                               double narrow_ns) const {
     const double g = std::max<double>(1, ph.iterations);
     const double steps = std::max<double>(1, ph.load_end - ph.load_begin);
     const double miss = std::min(1.0, static_cast<double>(missing_steps) / g);
     const double l1 = std::min(1.0 - miss, static_cast<double>(l1_steps) / steps);
     const double memory = miss * st_.rates.hbm_latency_ns + std::max(0.0, 1 - miss - l1) * st_.rates.l2_latency_ns;
-    const double l_it = miss * st_.rates.hbm_latency_ns + l1 * st_.rates.l1_latency_ns +
+    const double l_it = miss * (st_.rates.hbm_latency_ns + narrow_ns) + l1 * st_.rates.l1_latency_ns +
                         std::max(0.0, 1 - miss - l1) * st_.rates.l2_latency_ns + (drain_ns + alone_ns) / g +
                         (queued_latency(memory, inflight) - memory);  // 0 without the queueing term
     const double c_it = (ph.comp_latency_ns + comp_alone_ns(ph)) / g;

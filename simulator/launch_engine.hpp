@@ -61,6 +61,7 @@ struct Rates {
     bool pipeline_wait_then_issue = false;    // honour Launch::loads_after_wait (change 36)
     bool l2_fill_in_flight = false;           // a load hit on a chunk being filled waits for it (change 43)
     double hbm_activation_bytes = 0;          // HBM bytes-worth of time per DRAM page opened (change 37)
+    double hbm_narrow_segment_ns = 0;         // extra round trip of a narrow-segment miss (change 62)
     bool l1_random_replacement = false;       // Calibration::l1_random_replacement
     bool smem_fill_bypass = false;            // Calibration::smem_fill_bypass (change 40)
     double l1_capacity_fraction = 1;          // Calibration::l1_capacity_fraction

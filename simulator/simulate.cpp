@@ -89,6 +89,7 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
         !(c.fragment_store_issue_ns_per_byte >= 0) || !std::isfinite(c.fragment_store_issue_ns_per_byte) ||
         !(c.fragment_store_hold_ns_per_byte >= 0) || !std::isfinite(c.fragment_store_hold_ns_per_byte) ||
         !(c.hbm_activations_per_s >= 0) || !std::isfinite(c.hbm_activations_per_s) ||
+        !(c.hbm_narrow_segment_ns >= 0) || !std::isfinite(c.hbm_narrow_segment_ns) ||
         !(c.warp_fill_wait_ns_per_byte >= 0) || !std::isfinite(c.warp_fill_wait_ns_per_byte) ||
         !(c.warp_chain_ns >= 0) || !std::isfinite(c.warp_chain_ns) || !(c.warp_chain_ns_per_instruction >= 0) ||
         !std::isfinite(c.warp_chain_ns_per_instruction)) {
@@ -97,7 +98,7 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
                           "warp_iteration_ns, warp_load_issue_ns_per_byte, warp_smem_read_ns_per_byte, "
                           "warp_op_ns, load_latency_ns_per_byte, load_latency_ns_per_tbps, block_reduction_ns and "
                           "fragment_store_bytes_per_s, fragment_store_issue_ns_per_byte, fragment_store_hold_ns_per_byte, "
-                          "hbm_activations_per_s, "
+                          "hbm_activations_per_s, hbm_narrow_segment_ns, "
                           "warp_fill_wait_ns_per_byte, warp_chain_ns, warp_chain_ns_per_instruction must be >= 0");
     }
     if (!(c.fragment_store_load_wait >= 0 && c.fragment_store_load_wait <= 1)) {
@@ -220,6 +221,7 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
     r.l2_fill_in_flight = c.l2_fill_in_flight != 0.0;
     // An HBM that opens at most A pages per second moves r bytes per ns in the time of one: r / A.
     r.hbm_activation_bytes = c.hbm_activations_per_s > 0 ? r.hbm_bytes_per_ns / (c.hbm_activations_per_s * 1e-9) : 0.0;
+    r.hbm_narrow_segment_ns = c.hbm_narrow_segment_ns;
     r.l1_random_replacement = c.l1_random_replacement != 0.0;
     r.smem_fill_bypass = c.smem_fill_bypass != 0.0;
     r.l1_capacity_fraction = c.l1_capacity_fraction;

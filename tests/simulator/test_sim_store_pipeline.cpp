@@ -357,3 +357,63 @@ TEST_CASE("fragment_store_load_wait must be a share from 0 to 1", "[sim][stores]
         CHECK(p.error().message.find("fragment_store_load_wait") != std::string::npos);
     }
 }
+
+// docs/validation change 62: a miss on narrow row segments (rows a DRAM page or more apart) takes
+// Calibration::hbm_narrow_segment_ns x min(1, 64 / row bytes) longer to come back
+// (tilescope-segment-stream-probe: 64-byte segments 170-195 ns longer than contiguous reads of
+// the same bytes in flight, 128-byte ones about half that). Contiguous rows never pay it.
+// 16 blocks (one wave), each reading 16 rows x `row_bytes` per iteration, 8 iterations one after
+// another, the rows `pitch` bytes apart (pitch = row_bytes: the iteration's 16 rows contiguous):
+// a latency-bound loop of misses.
+Launch narrow_loop_launch(std::int64_t row_bytes, std::int64_t pitch) {
+    const std::int64_t blocks = 16, rows = 16, iterations = 8;
+    Launch l;
+    l.name = "narrow-loop";
+    l.grid_x = blocks;
+    l.threads_per_block = 128;
+    l.registers_per_thread = 32;
+    l.work_items = blocks;
+    const bool dense = pitch == row_bytes;
+    l.buffers = {Buffer{"X", blocks * rows * std::max(pitch, iterations * row_bytes), false}};
+    l.counts.global_load_bytes = static_cast<double>(blocks * iterations * rows * row_bytes);
+    l.program = [=](std::int64_t block, std::vector<Step>& out) {
+        for (std::int64_t it = 0; it < iterations; ++it) {
+            Step ld;
+            ld.kind = StepKind::load;
+            ld.iteration = static_cast<std::int32_t>(it);
+            ld.region = dense ? Region{0, (block * iterations + it) * rows * row_bytes, rows * row_bytes, 1, rows * row_bytes}
+                              : Region{0, block * rows * pitch + it * row_bytes, row_bytes, rows, pitch};
+            ld.amount = static_cast<double>(ld.region.bytes());
+            out.push_back(ld);
+        }
+    };
+    return l;
+}
+
+TEST_CASE("narrow row segments' misses come back hbm_narrow_segment_ns later, contiguous rows do not",
+          "[sim][hbm][change62]") {
+    Hardware hw = no_latency_gpu();
+    const double extra = 1000;
+    const Launch narrow = narrow_loop_launch(64, 4096), wider = narrow_loop_launch(128, 4096);
+    const Launch contiguous = narrow_loop_launch(64, 64), close_rows = narrow_loop_launch(64, 512);
+    const double narrow_off = time_ns(narrow, hw), wider_off = time_ns(wider, hw);
+    const double contiguous_off = time_ns(contiguous, hw), close_off = time_ns(close_rows, hw);
+    hw.calibration.hbm_narrow_segment_ns = extra;
+    const double narrow_on = time_ns(narrow, hw), wider_on = time_ns(wider, hw);
+    INFO("64 B: " << narrow_off << " -> " << narrow_on << " ns; 128 B: " << wider_off << " -> " << wider_on);
+    // Eight round trips one after another, each 1000 ns longer.
+    CHECK(narrow_on - narrow_off == Approx(8 * extra).epsilon(0.02));
+    // 128-byte segments pay half of it per round trip.
+    CHECK(wider_on - wider_off == Approx(4 * extra).epsilon(0.02));
+    // Contiguous rows, and rows closer than a DRAM page, pay nothing.
+    CHECK(time_ns(contiguous, hw) == Approx(contiguous_off));
+    CHECK(time_ns(close_rows, hw) == Approx(close_off));
+}
+
+TEST_CASE("hbm_narrow_segment_ns must be a number >= 0", "[sim][hbm][change62]") {
+    Hardware hw = no_latency_gpu();
+    hw.calibration.hbm_narrow_segment_ns = -1;
+    auto p = sim::simulate(test::test_workload(), {row_segment_launch(64)}, hw, sim::Options{});
+    REQUIRE_FALSE(p.ok());
+    CHECK(p.error().message.find("hbm_narrow_segment_ns") != std::string::npos);
+}
