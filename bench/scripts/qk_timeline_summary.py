@@ -16,34 +16,16 @@ with and without stores, over the blocks per SM). The share of the overlapping s
 the K loop stands still is what calibration.fragment_store_load_wait takes.
 Exit 2 with a one-line error when the file is missing, unreadable or has no grid.
 """
-import json
 import sys
+
+from probe_records import records
 
 
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: qk_timeline_summary.py TIMELINE.jsonl")
     path = sys.argv[1]
-    rows = []
-    try:
-        with open(path) as f:
-            for n, line in enumerate(f, 1):
-                line = line.strip()
-                if not line:
-                    continue
-                try:
-                    d = json.loads(line)
-                except json.JSONDecodeError as e:
-                    print(f"qk_timeline_summary.py: {path}:{n}: not JSON ({e.msg})", file=sys.stderr)
-                    sys.exit(2)
-                if d.get("probe") == "qk_timeline":
-                    rows.append(d)
-    except OSError as e:
-        print(f"qk_timeline_summary.py: cannot read {path}: {e.strerror}", file=sys.stderr)
-        sys.exit(2)
-    if not rows:
-        print(f"qk_timeline_summary.py: {path}: no qk_timeline grid", file=sys.stderr)
-        sys.exit(2)
+    rows = records(path, "qk_timeline_summary.py", "probe", "qk_timeline", "qk_timeline grid")
     for d in rows:
         d.setdefault("stores", "dram")
     ways = {(r["head_dim"], r["tile_m"], r["tile_n"], r["stores"]): r for r in rows}

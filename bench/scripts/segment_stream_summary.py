@@ -21,32 +21,13 @@ unless said otherwise):
 Exit 2 with a one-line error when a file is missing, unreadable or has no configuration.
 """
 import math
-import json
 import sys
+
+from probe_records import records
 
 
 def read(path, kind="probe", value="segment_stream"):
-    rows = []
-    try:
-        with open(path) as f:
-            for n, line in enumerate(f, 1):
-                line = line.strip()
-                if not line:
-                    continue
-                try:
-                    d = json.loads(line)
-                except json.JSONDecodeError as e:
-                    print(f"segment_stream_summary.py: {path}:{n}: not JSON ({e.msg})", file=sys.stderr)
-                    sys.exit(2)
-                if d.get(kind) == value:
-                    rows.append(d)
-    except OSError as e:
-        print(f"segment_stream_summary.py: cannot read {path}: {e.strerror}", file=sys.stderr)
-        sys.exit(2)
-    if not rows:
-        print(f"segment_stream_summary.py: {path}: no {value} configuration", file=sys.stderr)
-        sys.exit(2)
-    return rows
+    return records(path, "segment_stream_summary.py", kind, value, value + " configuration")
 
 
 def line_fit(xs, ys):
