@@ -263,8 +263,9 @@ struct Calibration {
     // of P per k-tile, the rows 4 KiB or more apart; the GEMM kernel's operands alike) adds this x
     // min(1, 64 / row_bytes) to its iteration's round trip when it misses in the L2; an iteration
     // pays its slowest region's. Measured (tilescope-segment-stream-probe, H200, 2 stages): 64-byte
-    // segments take 170-195 ns longer per round trip than the same bytes in flight read
-    // contiguously, 128-byte segments 70-90 ns, 256-byte 50-60 ns; the rate of narrow segments is
+    // segments take 140-215 ns longer per round trip than the same bytes in flight read
+    // contiguously (169-194 ns in P V's own configurations, hence 180), 128-byte segments
+    // 65-115 ns, 256-byte 25-60 ns; the rate of narrow segments is
     // not capped below 2.6-2.9 TB/s (hbm_activations_per_s does not bind at P V's 1.7-1.9 TB/s).
     double hbm_narrow_segment_ns = 0.0;
     // Simulator: the L1's victim (0 or 1; 0, the default, is the least recently used chunk). 1 =

@@ -360,8 +360,8 @@ TEST_CASE("fragment_store_load_wait must be a share from 0 to 1", "[sim][stores]
 
 // docs/validation change 62: a miss on narrow row segments (rows a DRAM page or more apart) takes
 // Calibration::hbm_narrow_segment_ns x min(1, 64 / row bytes) longer to come back
-// (tilescope-segment-stream-probe: 64-byte segments 170-195 ns longer than contiguous reads of
-// the same bytes in flight, 128-byte ones about half that). Contiguous rows never pay it.
+// (tilescope-segment-stream-probe: 64-byte segments 140-215 ns longer than contiguous reads of
+// the same bytes in flight with 2 stages, 128-byte ones 65-115 ns). Contiguous rows never pay it.
 // 16 blocks (one wave), each reading 16 rows x `row_bytes` per iteration, 8 iterations one after
 // another, the rows `pitch` bytes apart (pitch = row_bytes: the iteration's 16 rows contiguous):
 // a latency-bound loop of misses.
