@@ -57,11 +57,11 @@ Launch segment_launch(const Config& c, int smem) {
     l.program = [c](std::int64_t block, std::vector<Step>& out) {
         const std::int64_t base = block * c.rows * c.row_bytes;
         for (int s = 0; s < c.steps(); ++s) {
-            if (c.dense())
-                push_load(out, s, kMatrix, base + std::int64_t{s} * c.rows * c.segment_bytes,
-                          std::int64_t{c.rows} * c.segment_bytes, 1, std::int64_t{c.rows} * c.segment_bytes);
+            const std::int64_t offset = base + s * c.step_stride();
+            if (c.dense())  // one contiguous row of R x W bytes
+                push_load(out, s, kMatrix, offset, c.step_stride(), 1, c.step_stride());
             else
-                push_load(out, s, kMatrix, base + std::int64_t{s} * c.segment_bytes, c.segment_bytes, c.rows, c.row_bytes);
+                push_load(out, s, kMatrix, offset, c.segment_bytes, c.rows, c.row_stride());
             if (c.l2_bytes > 0)
                 push_load(out, s, kTile, (std::int64_t{s} * c.l2_bytes) % c.l2_total(), c.l2_bytes, 1, c.l2_bytes);
             push_smem(out, StepKind::smem_fill, s, c.stage_bytes());

@@ -28,6 +28,10 @@ struct Config {
     std::int64_t row_bytes;
     int l2_bytes;        // bytes of an L2-resident tile read per step too (V in P V); 0: none
     bool dense() const { return std::strcmp(layout, "dense") == 0; }
+    // From one row of a step to the next, and from one step to the next: strided, the rows are
+    // row_bytes apart and a step moves W along them; dense, a step's R x W bytes are contiguous.
+    std::int64_t row_stride() const { return dense() ? segment_bytes : row_bytes; }
+    std::int64_t step_stride() const { return dense() ? std::int64_t{rows} * segment_bytes : segment_bytes; }
     int steps() const { return static_cast<int>(row_bytes / segment_bytes); }
     int stage_bytes() const { return rows * segment_bytes + l2_bytes; }
     std::int64_t blocks(std::int64_t matrix_bytes) const { return matrix_bytes / (std::int64_t{rows} * row_bytes); }

@@ -174,15 +174,16 @@ Geometry geometry_of(const Config& c) {
     g.segment_bytes = c.segment_bytes;
     g.rows = c.rows;
     g.steps = c.steps();
-    g.row_stride = c.dense() ? c.segment_bytes : c.row_bytes;
-    g.step_stride = c.dense() ? static_cast<int64_t>(c.rows) * c.segment_bytes : c.segment_bytes;
+    g.row_stride = c.row_stride();
+    g.step_stride = c.step_stride();
     g.block_stride = static_cast<int64_t>(c.rows) * c.row_bytes;
     g.l2_bytes = c.l2_bytes;
     g.l2_total = c.l2_total();
     return g;
 }
 
-// Runs one configuration (blocks = the matrix's rows / R); checks 64 sampled blocks when `check`.
+// Runs one configuration (blocks = the matrix's rows / R) and checks 16 sampled blocks (every block
+// of --check's small matrix).
 // Returns false on a CUDA error or a wrong XOR; prints one JSON line when `timing`.
 bool run(const Bufs& b, const cudaDeviceProp& p, int sms, const Config& c, int64_t matrix_bytes, bool timing,
          uint64_t seed, uint64_t l2_seed, cudaEvent_t e0, cudaEvent_t e1) {
