@@ -20,6 +20,11 @@
 // Hooks::kStores false (that probe only) skips the epilogue's stores unless raster_column < 0,
 // which no caller passes: the compiler cannot drop the K loop's arithmetic, and the block issues
 // no store, so the probe sees the same blocks without their store traffic.
+// Hooks::kMma false (tilescope-loop-overlap-probe only, docs/validation change 63) skips the K
+// loop's ldmatrix and mma (the loads, waits and barriers stay; the block stores zeros); Hooks::
+// kLoads false (that probe only) fills all STAGES buffers in the prologue and issues no load in
+// the K loop (iteration kt computes on buffer kt % STAGES, so C = sum over kt of the product of
+// step (kt % STAGES)'s tiles). A Hooks type without these members gets true (HookFlag below).
 // Ragged M, N, K are handled by zero-filled loads and bounds-checked stores; K and N must be
 // multiples of 8 (16-byte rows of the tiles).
 #pragma once
@@ -27,10 +32,21 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/common/ptx.cuh"
 
 namespace tilescope::kern {
+
+// Hooks::kMma and Hooks::kLoads where a Hooks type declares them, else true.
+template <class H, class = void>
+struct HookMma : std::true_type {};
+template <class H>
+struct HookMma<H, std::void_t<decltype(H::kMma)>> : std::bool_constant<H::kMma> {};
+template <class H, class = void>
+struct HookLoads : std::true_type {};
+template <class H>
+struct HookLoads<H, std::void_t<decltype(H::kLoads)>> : std::bool_constant<H::kLoads> {};
 
 struct NoHooks {
     static constexpr bool kStores = true;
@@ -54,6 +70,8 @@ __global__ void __launch_bounds__(WM * WN * 32)
     constexpr int kStageA = TM * TK * 2;              // bytes
     constexpr int kStageB = TK * TN * 2;
     using P = Pack<T>;
+    constexpr bool kMma = HookMma<Hooks>::value;
+    constexpr bool kLoads = HookLoads<Hooks>::value;
 
     Hooks::at(0);
     extern __shared__ __align__(128) unsigned char smem[];
@@ -112,7 +130,7 @@ __global__ void __launch_bounds__(WM * WN * 32)
 
     const int k_tiles = (k + TK - 1) / TK;
 #pragma unroll
-    for (int s = 0; s < STAGES - 1; ++s) {
+    for (int s = 0; s < (kLoads ? STAGES - 1 : STAGES); ++s) {
         if (s < k_tiles) load_stage(s, s);
         cp_async_commit();
     }
@@ -120,16 +138,17 @@ __global__ void __launch_bounds__(WM * WN * 32)
         const int next = kt + STAGES - 1;
         if constexpr (kIssueFirst) {
             __syncthreads();  // buffer next % STAGES was step kt-1's: every warp is done with it
-            if (next < k_tiles) load_stage(next % STAGES, next);
+            if (kLoads && next < k_tiles) load_stage(next % STAGES, next);
             cp_async_commit();
             cp_async_wait<STAGES - 1>();
             __syncthreads();
         } else {
             cp_async_wait<STAGES - 2>();
             __syncthreads();
-            if (next < k_tiles) load_stage(next % STAGES, next);
+            if (kLoads && next < k_tiles) load_stage(next % STAGES, next);
             cp_async_commit();
         }
+        if constexpr (!kMma) continue;
 
         const int stage = kt % STAGES;
         const uint32_t sa = s_a + stage * kStageA;

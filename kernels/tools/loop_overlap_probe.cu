@@ -1,0 +1,309 @@
+// tilescope-loop-overlap-probe: how much of the GEMM kernel's K-loop compute hides under the
+// loads it has in flight (docs/validation change 63).
+//
+// Change 62's probe timed naive attention's P V loop without its mma and found the loads alone
+// take as long as the whole launch; the simulator's warp model, given those loads, charged its
+// per-iteration wait and work on top (P V 11-16% too slow). This probe runs the GEMM kernel
+// itself (kernels/gemm/gemm.cuh, the tool's instantiations' code) three ways on the same grids:
+//   "full"     the kernel as the tool launches it;
+//   "loads"    Hooks::kMma false: the same loads, waits and barriers, no ldmatrix and no mma;
+//   "compute"  Hooks::kLoads false: the prologue fills every stage buffer once, the K loop issues
+//              no load and computes on buffer kt % stages (the same waits, barriers, ldmatrix, mma).
+// Per grid and way: one warm-up, then the median of 5 timed runs (cudaEvent), and
+// overlap = (t_loads + t_compute - t_full) / min(t_loads, t_compute): 1 when the shorter part
+// hides entirely under the longer, 0 when they add up.
+// Grids: naive attention's P V (A = P, N x N per (batch, head) slice; B = V, N x d; tile_n =
+// min(tile, d); 2 stages, 8 warps) at the H100 data set's N = 2048 (b8 h32 at d = 64, b8 h16 at
+// d = 128) and N = 8192 (b2 h32, b2 h16), every tile; and the GEMM family's square shapes
+// m = n = k in {1024, 2048, 4096} (3 stages, 8 warps), every tile.
+//
+// Correctness first: the inputs are fresh pseudo-random fp16 values in [-1, 1] (a counter-based
+// hash of the element's index and a seed drawn per run, the same function on the CPU); C is
+// poisoned (NaN) before each checked run; "full" must match a float64 reference of A B, and
+// "compute" one of its own sum (the product of step (kt % stages)'s tiles summed over kt), on 512
+// sampled entries within fp16 tolerance; "loads" must store exact zeros everywhere. Any failure:
+// exit 1. Usage: tilescope-loop-overlap-probe [--check]   (--check: the checks on small ragged
+// problems of every instantiation, no timing; the CTest test loop_overlap_probe_check, label
+// gpu). Exit 3 without a GPU.
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/gemm/gemm.cuh"
+#include "kernels/tools/probe_device.cuh"
+
+namespace {
+
+constexpr const char* kTool = "tilescope-loop-overlap-probe";
+constexpr int kTK = 32, kWM = 2, kWN = 4, kThreads = kWM * kWN * 32;
+
+enum class Way { kFull, kLoads, kCompute };
+const char* way_name(Way w) { return w == Way::kFull ? "full" : w == Way::kLoads ? "loads" : "compute"; }
+
+struct LoadsOnly {
+    static constexpr bool kStores = true;
+    static constexpr bool kMma = false;
+    __device__ static void at(int) {}
+};
+struct ComputeOnly {
+    static constexpr bool kStores = true;
+    static constexpr bool kLoads = false;
+    __device__ static void at(int) {}
+};
+
+// Element i of a buffer (the same on both sides): fp16 of a value in [-1, 1] from a
+// counter-based hash of i and the seed (splitmix64's finalizer).
+__host__ __device__ inline float value_of(uint64_t i, uint64_t seed) {
+    uint64_t z = i + seed * 0x9E3779B97F4A7C15ULL;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    z ^= z >> 31;
+    return static_cast<float>(static_cast<double>(z >> 40) / static_cast<double>(1ULL << 23) - 1.0);
+}
+
+__global__ void fill(__half* x, uint64_t n, uint64_t seed) {
+    for (uint64_t i = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+         i += static_cast<uint64_t>(gridDim.x) * blockDim.x)
+        x[i] = __float2half(value_of(i, seed));
+}
+
+double host_value(uint64_t i, uint64_t seed) { return static_cast<double>(__half2float(__float2half(value_of(i, seed)))); }
+
+// One problem: C[s] (m x n) = A[s] (m x k, row-major) B[s] (k x n, row-major) for `batch` slices.
+struct Problem {
+    std::string family;  // "pv" or "gemm"
+    int m, n, k, batch, d;
+    int64_t a_elems() const { return static_cast<int64_t>(batch) * m * k; }
+    int64_t b_elems() const { return static_cast<int64_t>(batch) * k * n; }
+    int64_t c_elems() const { return static_cast<int64_t>(batch) * m * n; }
+};
+
+struct Bufs {
+    __half *a = nullptr, *b = nullptr, *c = nullptr;
+    uint64_t seed_a = 0, seed_b = 0;
+};
+
+template <int TM, int TN, int S, Way W>
+auto kernel_of() {
+    using Hooks = std::conditional_t<W == Way::kFull, tilescope::kern::NoHooks,
+                                     std::conditional_t<W == Way::kLoads, LoadsOnly, ComputeOnly>>;
+    return tilescope::kern::gemm_kernel<__half, TM, TN, kTK, S, kWM, kWN, false, false, Hooks>;
+}
+
+template <int TM, int TN, int S, Way W>
+bool launch(const Bufs& b, const Problem& p) {
+    auto kern = kernel_of<TM, TN, S, W>();
+    const int smem = S * (TM * kTK + kTK * TN) * 2;
+    static const bool smem_set =
+        cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem) == cudaSuccess;
+    if (!smem_set) {
+        std::fprintf(stderr, "%s: cannot give the %dx%d kernel %d bytes of shared memory\n", kTool, TM, TN, smem);
+        return false;
+    }
+    const int tiles = ((p.m + TM - 1) / TM) * ((p.n + TN - 1) / TN);
+    kern<<<dim3(tiles, p.batch), kThreads, smem>>>(b.a, b.b, b.c, p.m, p.n, p.k, p.k, p.n, p.n,
+                                                  static_cast<int64_t>(p.m) * p.k, static_cast<int64_t>(p.k) * p.n,
+                                                  static_cast<int64_t>(p.m) * p.n, 1.0f, 0);
+    return probe_ok(kTool, "gemm_kernel");
+}
+
+template <int TM, int TN, int S, Way W>
+float timed(const Bufs& b, const Problem& p, cudaEvent_t e0, cudaEvent_t e1) {
+    cudaEventRecord(e0);
+    if (!launch<TM, TN, S, W>(b, p)) return -1.f;
+    cudaEventRecord(e1);
+    cudaEventSynchronize(e1);
+    if (!probe_ok(kTool, "gemm_kernel")) return -1.f;
+    float ms = 0;
+    cudaEventElapsedTime(&ms, e0, e1);
+    return ms;
+}
+
+// One way on one problem: C poisoned, one run, then "loads" must store zeros everywhere and the
+// others must match their float64 reference on 512 sampled entries.
+template <int TM, int TN, int S, Way W>
+bool check(const Bufs& b, const Problem& p, std::mt19937& rng) {
+    const size_t count = static_cast<size_t>(p.c_elems());
+    cudaMemset(b.c, 0xff, count * 2);  // fp16 0xffff: NaN
+    if (!launch<TM, TN, S, W>(b, p)) return false;
+    std::vector<__half> c(count);
+    cudaMemcpy(c.data(), b.c, count * 2, cudaMemcpyDeviceToHost);
+    if (!probe_ok(kTool, "copy C")) return false;
+    const std::string what = p.family + " " + std::to_string(TM) + "x" + std::to_string(TN) + " s" +
+                             std::to_string(S) + " " + way_name(W) + " (m " + std::to_string(p.m) + ", n " +
+                             std::to_string(p.n) + ", k " + std::to_string(p.k) + ")";
+    if constexpr (W == Way::kLoads) {
+        for (size_t i = 0; i < count; ++i) {
+            uint16_t bits;
+            std::memcpy(&bits, &c[i], 2);
+            if (bits != 0 && bits != 0x8000) {
+                std::fprintf(stderr, "%s: %s: C[%zu] = %g, expected 0\n", kTool, what.c_str(), i,
+                             static_cast<double>(__half2float(c[i])));
+                return false;
+            }
+        }
+        return true;
+    }
+    const int k_tiles = (p.k + kTK - 1) / kTK;
+    std::uniform_int_distribution<size_t> pick(0, count - 1);
+    for (int t = 0; t < 512; ++t) {
+        const size_t at = pick(rng);
+        const uint64_t s = at / (static_cast<uint64_t>(p.m) * p.n), row = at / p.n % p.m, col = at % p.n;
+        double ref = 0, mag = 0;
+        auto term = [&](int64_t kk) {
+            const double x = host_value((s * p.m + row) * p.k + static_cast<uint64_t>(kk), b.seed_a) *
+                             host_value((s * p.k + static_cast<uint64_t>(kk)) * p.n + col, b.seed_b);
+            ref += x;
+            mag += std::fabs(x);
+        };
+        int terms = 0;
+        if constexpr (W == Way::kFull) {
+            for (int64_t kk = 0; kk < p.k; ++kk) term(kk);
+            terms = p.k;
+        } else {
+            for (int kt = 0; kt < k_tiles; ++kt) {
+                const int step = kt % S;  // the buffer the prologue filled with step `step`
+                for (int64_t kk = static_cast<int64_t>(step) * kTK; kk < std::min<int64_t>(p.k, (step + 1) * kTK); ++kk)
+                    term(kk);
+                terms += kTK;
+            }
+        }
+        const double got = static_cast<double>(__half2float(c[at]));
+        // fp16 output: half an ulp of the result (2^-11 relative) plus fp32 accumulation of the terms.
+        const double tol = std::fabs(ref) / 1024 + mag * terms * 1.2e-7 + 1e-3;
+        if (!std::isfinite(got) || std::fabs(got - ref) > tol) {
+            std::fprintf(stderr, "%s: %s: C[%zu] = %.6g, float64 reference %.6g (tolerance %.3g)\n", kTool,
+                         what.c_str(), at, got, ref, tol);
+            return false;
+        }
+    }
+    return true;
+}
+
+template <int TM, int TN, int S, Way W>
+float median_ms(const Bufs& b, const Problem& p, cudaEvent_t e0, cudaEvent_t e1) {
+    if (timed<TM, TN, S, W>(b, p, e0, e1) < 0) return -1.f;  // warm-up
+    std::vector<float> ms;
+    for (int r = 0; r < 5; ++r) {
+        const float t = timed<TM, TN, S, W>(b, p, e0, e1);
+        if (t < 0) return -1.f;
+        ms.push_back(t);
+    }
+    std::sort(ms.begin(), ms.end());
+    return ms[2];
+}
+
+bool fill_inputs(Bufs& b, const Problem& p, std::mt19937_64& rng) {
+    b.seed_a = rng();
+    b.seed_b = rng();
+    fill<<<2048, 256>>>(b.a, static_cast<uint64_t>(p.a_elems()), b.seed_a);
+    fill<<<256, 256>>>(b.b, static_cast<uint64_t>(p.b_elems()), b.seed_b);
+    cudaDeviceSynchronize();
+    return probe_ok(kTool, "fill");
+}
+
+// The three ways on one problem: checked on the check grid, timed (after a check of "full") on
+// the timed grid, one JSON line.
+template <int TM, int TN, int S>
+bool run(Bufs& b, const Problem& p, bool check_only, std::mt19937& rng, std::mt19937_64& seeds, cudaEvent_t e0,
+         cudaEvent_t e1) {
+    if (!fill_inputs(b, p, seeds)) return false;
+    if (check_only)
+        return check<TM, TN, S, Way::kFull>(b, p, rng) && check<TM, TN, S, Way::kLoads>(b, p, rng) &&
+               check<TM, TN, S, Way::kCompute>(b, p, rng);
+    if (!check<TM, TN, S, Way::kFull>(b, p, rng)) return false;
+    const float full = median_ms<TM, TN, S, Way::kFull>(b, p, e0, e1);
+    const float loads = median_ms<TM, TN, S, Way::kLoads>(b, p, e0, e1);
+    const float compute = median_ms<TM, TN, S, Way::kCompute>(b, p, e0, e1);
+    if (full < 0 || loads < 0 || compute < 0) return false;
+    int per_sm = 0;
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel_of<TM, TN, S, Way::kFull>(), kThreads,
+                                                  S * (TM * kTK + kTK * TN) * 2);
+    const int64_t blocks = static_cast<int64_t>((p.m + TM - 1) / TM) * ((p.n + TN - 1) / TN) * p.batch;
+    const double overlap = (static_cast<double>(loads) + compute - full) / std::min(loads, compute);
+    std::printf("{\"probe\":\"loop_overlap\",\"family\":\"%s\",\"m\":%d,\"n\":%d,\"k\":%d,\"batch\":%d,\"head_dim\":%d,"
+                "\"tile_m\":%d,\"tile_n\":%d,\"tile_k\":%d,\"stages\":%d,\"warps\":%d,\"blocks\":%lld,"
+                "\"blocks_per_sm\":%d,\"k_tiles\":%d,\"ms_full\":%.5f,\"ms_loads\":%.5f,\"ms_compute\":%.5f,"
+                "\"overlap\":%.4f,\"a_tbps_full\":%.4f,\"a_tbps_loads\":%.4f}\n",
+                p.family.c_str(), p.m, p.n, p.k, p.batch, p.d, TM, TN, kTK, S, kWM * kWN,
+                static_cast<long long>(blocks), per_sm, (p.k + kTK - 1) / kTK, full, loads, compute, overlap,
+                static_cast<double>(p.a_elems()) * 2 / (full * 1e9), static_cast<double>(p.a_elems()) * 2 / (loads * 1e9));
+    std::fflush(stdout);
+    return true;
+}
+
+// P V: m = N rows of P, n = min(tile, d), k = N; 2 stages. The tile's n is what the naive
+// lowering gives P V (naive_pv_tile: min(tile_n, d)).
+template <int TM, int TN>
+bool pv(Bufs& b, bool check_only, std::mt19937& rng, std::mt19937_64& seeds, cudaEvent_t e0, cudaEvent_t e1) {
+    if (check_only) {
+        const Problem p{"pv", 200, TN, 200, 2, TN};  // ragged M and K (200 = 6.25 tiles of 32)
+        return run<TM, TN, 2>(b, p, true, rng, seeds, e0, e1);
+    }
+    for (const int n : {2048, 8192})
+        for (const int d : {64, 128}) {
+            if (TN > d) continue;
+            const int batch = n == 2048 ? (d == 64 ? 256 : 128) : (d == 64 ? 64 : 32);
+            if (!run<TM, TN, 2>(b, Problem{"pv", n, d, n, batch, d}, false, rng, seeds, e0, e1)) return false;
+        }
+    return true;
+}
+
+// The GEMM family's kernel: 3 stages, square shapes.
+template <int TM, int TN>
+bool gemm(Bufs& b, bool check_only, std::mt19937& rng, std::mt19937_64& seeds, cudaEvent_t e0, cudaEvent_t e1) {
+    if (check_only) return run<TM, TN, 3>(b, Problem{"gemm", 136, 200, 232, 1, 0}, true, rng, seeds, e0, e1);
+    for (const int s : {1024, 2048, 4096})
+        if (!run<TM, TN, 3>(b, Problem{"gemm", s, s, s, 1, 0}, false, rng, seeds, e0, e1)) return false;
+    return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    bool check_only = false;
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--check") == 0) {
+            check_only = true;
+        } else {
+            std::fprintf(stderr, "%s: unknown argument %s (usage: %s [--check])\n", kTool, argv[i], kTool);
+            return 2;
+        }
+    }
+    const int sms = probe_device(kTool);
+    if (sms == 0) return 3;
+    const unsigned seed = std::random_device{}();
+    std::printf("{\"probe\":\"seed\",\"seed\":%u}\n", seed);
+    std::mt19937 rng(seed);
+    std::mt19937_64 seeds(seed);
+    // Sized for the largest problem: P of 64 slices of N = 8192 (8 GiB); V and O of every P V grid
+    // (batch x N x d: 32 Mi elements in each), which also hold the GEMM's 4096 x 4096 B and C.
+    const size_t a_max = check_only ? size_t{1} << 20 : static_cast<size_t>(64) * 8192 * 8192;
+    const size_t b_max = check_only ? size_t{1} << 20 : static_cast<size_t>(256) * 2048 * 64;
+    const size_t c_max = b_max;
+    Bufs b;
+    if (cudaMalloc(&b.a, a_max * 2) != cudaSuccess || cudaMalloc(&b.b, b_max * 2) != cudaSuccess ||
+        cudaMalloc(&b.c, c_max * 2) != cudaSuccess) {
+        std::fprintf(stderr, "%s: cannot allocate %.1f GB on the device\n", kTool,
+                     (static_cast<double>(a_max) + b_max + c_max) * 2 / 1e9);
+        return 1;
+    }
+    cudaEvent_t e0, e1;
+    cudaEventCreate(&e0);
+    cudaEventCreate(&e1);
+    const bool ok = pv<64, 64>(b, check_only, rng, seeds, e0, e1) && pv<128, 64>(b, check_only, rng, seeds, e0, e1) &&
+                    pv<64, 128>(b, check_only, rng, seeds, e0, e1) && pv<128, 128>(b, check_only, rng, seeds, e0, e1) &&
+                    gemm<64, 64>(b, check_only, rng, seeds, e0, e1) && gemm<64, 128>(b, check_only, rng, seeds, e0, e1) &&
+                    gemm<128, 64>(b, check_only, rng, seeds, e0, e1) &&
+                    gemm<128, 128>(b, check_only, rng, seeds, e0, e1);
+    if (check_only && ok) std::printf("{\"probe\":\"check\",\"result\":\"pass\"}\n");
+    return ok ? 0 : 1;
+}
