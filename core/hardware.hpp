@@ -240,6 +240,16 @@ struct Calibration {
     // waits after: (L + c) / s. The flag only says whether the simulator reads the launch's order,
     // so profiles without it predict exactly as before.
     double pipeline_wait_then_issue = 0.0;
+    // Simulator: in such a wait-then-issue loop (Launch::loads_after_wait: the GEMM kernel) a block's
+    // loads do not overlap its own compute (0 or 1; docs/validation change 63): iteration j's loads
+    // are issued once iteration j-1 has computed, as in a one-stage loop, so a block's iteration
+    // takes its loads' round trip plus its compute; other blocks on the SM still overlap it. The
+    // loop overlap probe (tilescope-loop-overlap-probe, lent H200) timed the GEMM kernel whole,
+    // without its mma and without its loop's loads: whole = 0.87-1.49 x (loads + compute) over P V's
+    // and the GEMM family's grids, where the pipelined law takes about the larger of the two. The
+    // launch's stages still size its shared memory (so its blocks per SM). 0 (the default) = the
+    // pipelined law, so profiles without the field predict exactly as before.
+    double pipeline_serial = 0.0;
     // Simulator: a load that hits an L2 chunk whose fill from HBM is still in flight waits for that
     // fill (0 or 1; docs/validation change 43). 0 (the default, the law before change 43): a chunk
     // is present in the L2 from the moment its miss is issued, so when blocks that run in step read

@@ -389,6 +389,9 @@ private:
     double store_issue_ns_per_byte_ = 0;
     // Launch::loads_after_wait with stages >= 2 and Rates::pipeline_wait_then_issue (change 36).
     bool wait_then_issue_ = false;
+    // The stages the loop's order uses: the launch's, or 1 for a wait-then-issue loop under
+    // Rates::pipeline_serial (change 63: its loads wait for its compute). Set by run().
+    int stages_ = 1;
     // ns per byte per thread of a load phase's burst: the drain term or, for the launches
     // Rates::pipelined_load_burst_issue names, the load-issue cost (changes 53, 54).
     double burst_ns_per_byte_ = 0;
@@ -533,7 +536,7 @@ std::uint32_t Engine::new_job(const Job& j) {
 }
 
 void Engine::coarsen(std::vector<Phase>& phases) const {
-    const std::int64_t g = coarsen_phases(phases, st_.options->phase_budget, blocks_, launch_.stages <= 1,
+    const std::int64_t g = coarsen_phases(phases, st_.options->phase_budget, blocks_, stages_ <= 1,
                                             launch_.reread_period);
     max_group_ = std::max(max_group_, g);
 }
@@ -848,7 +851,7 @@ bool Engine::issue_mem(std::uint32_t slot_id, std::uint32_t phase) {
     // them in flight). L1 hits never reach the memory system.
     const double iterations = std::max<double>(1, ph.iterations);
     j.inflight_bytes = requested / iterations *
-                       (ph.streamed ? std::min(iterations, static_cast<double>(std::max(1, launch_.stages))) : 1.0);
+                       (ph.streamed ? std::min(iterations, static_cast<double>(stages_)) : 1.0);
     const double inflight = inflight_bytes_ + j.inflight_bytes;
     if (ph.streamed) {
         // The window covers the transfer too: the latency is what it leaves.
@@ -938,7 +941,7 @@ double Engine::streamed_window(const Phase& ph, std::uint32_t phase, std::uint32
                         std::max(0.0, 1 - miss - l1) * st_.rates.l2_latency_ns + (drain_ns + alone_ns) / g +
                         (queued_latency(memory, inflight) - memory);  // 0 without the queueing term
     const double c_it = (ph.comp_latency_ns + comp_alone_ns(ph)) / g;
-    const double s = static_cast<double>(std::max(1, launch_.stages));
+    const double s = static_cast<double>(stages_);
     // Wait-then-issue (Launch::loads_after_wait): s-1 iterations' loads in flight, issued as the
     // oldest returns, so T = max(c, L / (s-1)); the compute's share binds through the SM server.
     const double period = wait_then_issue_ ? l_it / (s - 1) : (l_it + c_it) / s;
@@ -1088,7 +1091,7 @@ std::int64_t Engine::load_through_l1(L1Cache& l1, int part, std::uint32_t id, st
 void Engine::advance_block(std::uint32_t slot_id) {
     Slot& slot = slots_[slot_id];
     const auto phases = static_cast<std::uint32_t>(slot.phases.size());
-    const auto stages = static_cast<std::uint32_t>(std::max(1, launch_.stages));
+    const auto stages = static_cast<std::uint32_t>(stages_);
     bool progress = true;
     while (progress) {
         progress = false;
@@ -1295,6 +1298,7 @@ void Engine::serve(std::uint32_t s) {
 Result<LaunchResult> Engine::run(double start_ns) {
     const Rates& r = st_.rates;
     blocks_ = launch_.blocks();
+    stages_ = r.pipeline_serial && launch_.loads_after_wait ? 1 : std::max(1, launch_.stages);
     const int per_sm = std::max(1, occ_.blocks_per_sm);
     slots_per_wave_ = static_cast<std::int64_t>(sm_count_) * per_sm;
     // Calibration::warp_smsp_pacing (change 52): the GPU puts an SM's warp slot i on sub-partition
@@ -1335,12 +1339,12 @@ Result<LaunchResult> Engine::run(double start_ns) {
     for (auto& s : servers_) s.reset(0);
     sector_factor_ = launch_.store_sector_factor(st_.hw->l2_sector_bytes);
     store_issue_ns_per_byte_ = launch_.fragment_stores() ? r.fragment_store_issue_ns_per_byte : 0.0;
-    wait_then_issue_ = r.pipeline_wait_then_issue && launch_.loads_after_wait && launch_.stages >= 2;
+    wait_then_issue_ = r.pipeline_wait_then_issue && launch_.loads_after_wait && stages_ >= 2;
     // A lane's requests return one after another (load_latency_ns_per_byte); in a pipelined loop
     // with pipelined_load_burst_issue (change 53; 2: only loops that issue before they wait,
     // change 54) they leave one cp.async at a time and the warp's load-issue cost paces them.
     const bool issue_paced =
-        launch_.stages >= 2 && (r.pipelined_load_burst_issue == 1 ||
+        stages_ >= 2 && (r.pipelined_load_burst_issue == 1 ||
                                 (r.pipelined_load_burst_issue == 2 && !launch_.loads_after_wait));
     burst_ns_per_byte_ = issue_paced ? r.warp_load_issue_ns_per_byte : r.load_latency_ns_per_byte;
     count_pages_ = r.hbm_activation_bytes > 0;

@@ -194,6 +194,68 @@ TEST_CASE("a compute-bound loop is unchanged by the order of its top", "[sim][pi
     CHECK(after == Approx(64 * 1e6 / (hw.fp32_flops_per_s / hw.sm_count * 1e-9)).epsilon(0.05));
 }
 
+// Change 63: with pipeline_serial a wait-then-issue block's loads wait for its own compute, so the
+// same lone-block loop takes its round trip plus its compute per iteration (L + c), as with one
+// stage, whatever its stages; a loop that issues first (flash2), or a profile without the field,
+// keeps the pipelined law. Its shared memory, and so its blocks per SM, are the launch's.
+TEST_CASE("a serial wait-then-issue loop pays its loads' round trip and its compute in turn", "[sim][pipeline][change63]") {
+    Hardware hw = test::test_gpu();
+    hw.calibration.calibrated = true;
+    hw.calibration.pipeline_wait_then_issue = 1;
+    const double L = hw.hbm_latency_ns + 4096 / (hw.calibration.sm_l2_bytes_per_cycle * hw.sm_clock_hz * 1e-9);
+    const double c = 5e4 / (hw.fp32_flops_per_s / hw.sm_count * 1e-9);
+    auto per_iteration = [&](int stages, bool after_wait, bool serial, std::int64_t budget) {
+        hw.calibration.pipeline_serial = serial ? 1 : 0;
+        double t[2];
+        int i = 0;
+        for (const std::int64_t iterations : {32, 96}) {
+            test::SimpleLaunch s;
+            s.blocks = 1;
+            s.stages = stages;
+            s.iterations = iterations;
+            s.load_bytes = 4096;
+            s.fp32_flops = 5e4;
+            Launch l = test::make_simple_launch(s);
+            l.loads_after_wait = after_wait;
+            t[i++] = time_ns(l, hw, budget);
+        }
+        return (t[1] - t[0]) / 64.0;
+    };
+    for (const std::int64_t budget : {std::int64_t{200000}, std::int64_t{8}}) {  // event by event; coarsened
+        INFO("phase budget " << budget);
+        for (const int s : {2, 3}) {
+            INFO("stages " << s);
+            CHECK(per_iteration(s, true, true, budget) == Approx(L + c).epsilon(0.03));
+            CHECK(per_iteration(s, true, false, budget) == Approx(L / (s - 1)).epsilon(0.03));
+            CHECK(per_iteration(s, false, true, budget) == Approx((L + c) / s).epsilon(0.03));
+        }
+    }
+}
+
+TEST_CASE("a serial loop keeps the blocks per SM its stages' shared memory allows", "[sim][pipeline][change63]") {
+    Hardware hw = test::test_gpu();
+    hw.calibration.calibrated = true;
+    hw.calibration.pipeline_wait_then_issue = 1;
+    test::SimpleLaunch s;
+    s.blocks = 4 * hw.sm_count;
+    s.stages = 3;
+    s.iterations = 16;
+    s.load_bytes = 4096;
+    s.fp32_flops = 5e4;
+    Launch l = test::make_simple_launch(s);
+    l.loads_after_wait = true;
+    l.smem_bytes_per_block = hw.smem_per_sm_bytes / 2 - hw.smem_reserved_per_block_bytes;  // two blocks per SM
+    Launch one_stage = l;
+    one_stage.stages = 1;
+    hw.calibration.pipeline_serial = 1;
+    auto p = sim::simulate(test::test_workload(), {l}, hw, sim::Options{});
+    REQUIRE(p.ok());
+    REQUIRE(p->launches.size() == 1);
+    CHECK(p->launches[0].facts.blocks_per_sm == 2);
+    // The same loop lowered with one stage (and the same shared memory) takes exactly as long.
+    CHECK(time_ns(l, hw) == Approx(time_ns(one_stage, hw)));
+}
+
 // 1024 blocks, each loading 128 rows x `row_bytes` of a matrix whose rows are 4 KiB apart (naive
 // attention's P V reads 64 B of each row of P per k-tile), every byte once: all misses. With
 // row_bytes = 4096 the same bytes are contiguous.

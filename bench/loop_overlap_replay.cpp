@@ -1,0 +1,189 @@
+// loop_overlap_replay: tilescope-loop-overlap-probe's three ways of the GEMM kernel's K loop,
+// predicted by the simulator (docs/validation change 63). Not a test.
+// For every `loop_overlap` line of a probe output (JSON lines, kernels/tools/loop_overlap_probe.cu)
+// it lowers the problem as the tool does (make_gemm_launch: P V with GemmUse::attention_pv and its
+// batches, the GEMM family with GemmUse::gemm) and predicts it three ways:
+//   full     the launch as lowered;
+//   loads    the K loop without its shared-memory reads and tensor work (Hooks::kMma false);
+//   compute  without the K loop's global loads and their fills after the first `stages` steps
+//            (Hooks::kLoads false: the prologue fills every buffer once, the loop loads nothing).
+// It prints one JSON object per line with the measured and the predicted times of each way and
+// each side's overlap = (t_loads + t_compute - t_full) / min(t_loads, t_compute).
+// Usage: loop_overlap_replay PROBE.jsonl [--gpu calibrated/h200] [--exact] [--serial]
+//   --serial (a what-if): every way lowered with stages = 1 (its shared memory, and so its blocks
+//   per SM, unchanged), so that a block's loads of iteration j wait for its compute of j - 1.
+//   exit 2 on a bad argument, an unreadable file or a file without loop_overlap lines.
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <boost/json.hpp>
+
+#include "core/hardware.hpp"
+#include "core/launch.hpp"
+#include "core/lower_detail.hpp"
+#include "core/workload.hpp"
+#include "simulator/simulate.hpp"
+
+using namespace tilescope;
+using namespace tilescope::detail;
+
+namespace {
+
+enum class Way { full, loads, compute };
+
+// The probe's problem as the tool lowers it, with the program filtered for `way`.
+Result<Launch> make_launch(const boost::json::object& r, const Hardware& hw, Way way, bool serial) {
+    const auto i = [&](const char* key) { return boost::json::value_to<std::int64_t>(r.at(key)); };
+    const bool pv = r.at("family").as_string() == "pv";
+    GemmParams g;
+    g.name = pv ? "attention-naive:pv" : "gemm";
+    g.batches = i("batch");
+    g.m = i("m");
+    g.n = i("n");
+    g.k = i("k");
+    g.tile_m = static_cast<int>(i("tile_m"));
+    g.tile_n = static_cast<int>(i("tile_n"));
+    g.tile_k = static_cast<int>(i("tile_k"));
+    g.stages = static_cast<int>(i("stages"));
+    g.warps = static_cast<int>(i("warps"));
+    g.use = pv ? GemmUse::attention_pv : GemmUse::gemm;
+    if (pv) {
+        g.a_name = "P";
+        g.b_name = "V";
+        g.c_name = "O";
+    }
+    Launch l = make_gemm_launch(g);
+    if (Status s = finish_launch(l, hw, g.name, false); !s) return s.error();
+    if (serial) l.stages = 1;  // what-if: a block's loads wait for its previous iteration's compute
+    if (way == Way::full) return l;
+    const std::int32_t k_tiles = static_cast<std::int32_t>((g.k + g.tile_k - 1) / g.tile_k);
+    const std::int32_t stages = g.stages;
+    auto inner = l.program;
+    l.program = [inner, way, k_tiles, stages](std::int64_t item, std::vector<Step>& out) {
+        std::vector<Step> all;
+        inner(item, all);
+        for (const Step& s : all) {
+            const bool in_loop = s.iteration < k_tiles;
+            if (way == Way::loads && in_loop &&
+                (s.kind == StepKind::smem_read || (s.kind == StepKind::compute && s.unit == Unit::tensor)))
+                continue;
+            if (way == Way::compute && in_loop && s.iteration >= stages &&
+                (s.kind == StepKind::load || s.kind == StepKind::smem_fill))
+                continue;
+            out.push_back(s);
+        }
+    };
+    if (way == Way::loads) {
+        l.counts.flops_tensor = 0;
+        l.counts.smem_read_bytes = 0;
+    } else {
+        // The loop's loads and fills of steps >= stages are gone: what is left is `stages` steps'.
+        const double kept = std::min<double>(stages, k_tiles) / k_tiles;
+        l.counts.global_load_bytes *= kept;
+        l.counts.smem_write_bytes *= kept;
+    }
+    return l;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::string path, gpu = "calibrated/h200";
+    bool exact = false, serial = false;
+    for (int a = 1; a < argc; ++a) {
+        const std::string s = argv[a];
+        if (s == "--gpu" && a + 1 < argc) {
+            gpu = argv[++a];
+        } else if (s == "--exact") {
+            exact = true;
+        } else if (s == "--serial") {
+            serial = true;
+        } else if (path.empty() && !s.empty() && s[0] != '-') {
+            path = s;
+        } else {
+            std::fprintf(stderr, "loop_overlap_replay: unknown argument %s (usage: loop_overlap_replay PROBE.jsonl [--gpu NAME|PATH] [--exact] [--serial])\n",
+                         s.c_str());
+            return 2;
+        }
+    }
+    if (path.empty()) {
+        std::fprintf(stderr, "loop_overlap_replay: no probe file (usage: loop_overlap_replay PROBE.jsonl [--gpu NAME|PATH] [--exact] [--serial])\n");
+        return 2;
+    }
+    std::ifstream in(path);
+    if (!in) {
+        std::fprintf(stderr, "loop_overlap_replay: cannot read %s\n", path.c_str());
+        return 2;
+    }
+    auto hw = load_hardware(gpu);
+    if (!hw) {
+        std::fprintf(stderr, "loop_overlap_replay: %s\n", hw.error().message.c_str());
+        return 2;
+    }
+    Workload w;
+    w.kernel = KernelFamily::gemm;
+    w.dtype = DType::fp16;
+    sim::Options opt;
+    opt.timeline = false;
+    if (exact) opt.phase_budget = 0;
+    std::string line;
+    int rows = 0, lineno = 0;
+    while (std::getline(in, line)) {
+        ++lineno;
+        if (line.empty()) continue;
+        boost::system::error_code ec;
+        const boost::json::value v = boost::json::parse(line, ec);
+        if (ec || !v.is_object()) {
+            std::fprintf(stderr, "loop_overlap_replay: %s:%d: not a JSON object\n", path.c_str(), lineno);
+            return 2;
+        }
+        const auto& r = v.as_object();
+        const auto* probe = r.if_contains("probe");
+        if (!probe || !probe->is_string() || probe->as_string() != "loop_overlap") continue;
+        double model[3], measured[3];
+        const char* keys[3] = {"ms_full", "ms_loads", "ms_compute"};
+        try {
+            for (int k = 0; k < 3; ++k) {
+                measured[k] = boost::json::value_to<double>(r.at(keys[k]));
+                auto l = make_launch(r, *hw, static_cast<Way>(k), serial);
+                if (!l) {
+                    std::fprintf(stderr, "loop_overlap_replay: %s:%d: %s\n", path.c_str(), lineno, l.error().message.c_str());
+                    return 1;
+                }
+                auto p = sim::simulate(w, {*l}, *hw, opt);
+                if (!p) {
+                    std::fprintf(stderr, "loop_overlap_replay: %s:%d: %s\n", path.c_str(), lineno, p.error().message.c_str());
+                    return 1;
+                }
+                model[k] = p->total[Metric::gpu_time_duration] * 1e-6;
+            }
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "loop_overlap_replay: %s:%d: missing or bad field (%s)\n", path.c_str(), lineno, e.what());
+            return 2;
+        }
+        const auto overlap = [](const double* t) { return (t[1] + t[2] - t[0]) / std::min(t[1], t[2]); };
+        std::printf("{\"model\":\"loop_overlap_replay\",\"gpu\":\"%s\",\"family\":\"%s\",\"m\":%lld,\"n\":%lld,\"k\":%lld,"
+                    "\"batch\":%lld,\"tile_m\":%lld,\"tile_n\":%lld,\"stages\":%lld,"
+                    "\"ms_full\":%.5f,\"ms_loads\":%.5f,\"ms_compute\":%.5f,\"overlap\":%.4f,"
+                    "\"ms_full_model\":%.5f,\"ms_loads_model\":%.5f,\"ms_compute_model\":%.5f,\"overlap_model\":%.4f}\n",
+                    gpu.c_str(), std::string(r.at("family").as_string()).c_str(),
+                    static_cast<long long>(r.at("m").to_number<std::int64_t>()),
+                    static_cast<long long>(r.at("n").to_number<std::int64_t>()),
+                    static_cast<long long>(r.at("k").to_number<std::int64_t>()),
+                    static_cast<long long>(r.at("batch").to_number<std::int64_t>()),
+                    static_cast<long long>(r.at("tile_m").to_number<std::int64_t>()),
+                    static_cast<long long>(r.at("tile_n").to_number<std::int64_t>()),
+                    static_cast<long long>(r.at("stages").to_number<std::int64_t>()), measured[0], measured[1],
+                    measured[2], overlap(measured), model[0], model[1], model[2], overlap(model));
+        std::fflush(stdout);
+        ++rows;
+    }
+    if (rows == 0) {
+        std::fprintf(stderr, "loop_overlap_replay: %s has no loop_overlap lines\n", path.c_str());
+        return 2;
+    }
+    return 0;
+}
