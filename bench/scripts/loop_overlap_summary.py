@@ -52,7 +52,7 @@ def main(argv):
         per = [d[k] * 1e6 / (rounds * d["k_tiles"]) for k in ("ms_full", "ms_loads", "ms_compute")]
         ratio = per[0] / (per[1] + per[2])
         ratios.append(ratio)
-        shape = (f"N {d['m']}, d {d['head_dim']}, {d['batch']} slices" if d["family"] == "pv"
+        shape = (f"N {d['m']}, d {d['head_dim']}, {d['batch']} slices" if d["family"] in ("pv", "flash2")
                  else f"{d['m']} x {d['n']} x {d['k']}")
         print(f"| {d['family']} | {shape} | {d['tile_m']}x{d['tile_n']} | {d['stages']} | {d['blocks_per_sm']} | "
               f"{per[0]:.0f} | {per[1]:.0f} | {per[2]:.0f} | {ratio:.2f} | {d['overlap']:.2f} |")

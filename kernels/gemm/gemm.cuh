@@ -32,26 +32,11 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <type_traits>
 
+#include "kernels/common/hooks.cuh"
 #include "kernels/common/ptx.cuh"
 
 namespace tilescope::kern {
-
-// Hooks::kMma and Hooks::kLoads where a Hooks type declares them, else true.
-template <class H, class = void>
-struct HookMma : std::true_type {};
-template <class H>
-struct HookMma<H, std::void_t<decltype(H::kMma)>> : std::bool_constant<H::kMma> {};
-template <class H, class = void>
-struct HookLoads : std::true_type {};
-template <class H>
-struct HookLoads<H, std::void_t<decltype(H::kLoads)>> : std::bool_constant<H::kLoads> {};
-
-struct NoHooks {
-    static constexpr bool kStores = true;
-    __device__ static void at(int) {}
-};
 
 template <class T, int TM, int TN, int TK, int STAGES, int WM, int WN, bool kBNMajor, bool kIssueFirst = false,
           class Hooks = NoHooks>

@@ -37,6 +37,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/attention/flash2/flash2.cuh"
 #include "kernels/gemm/gemm.cuh"
 #include "kernels/tools/probe_device.cuh"
 
@@ -266,6 +267,185 @@ bool gemm(Bufs& b, bool check_only, std::mt19937& rng, std::mt19937_64& seeds, c
     return true;
 }
 
+// ---- FlashAttention-2 (kernels/attention/flash2/flash2.cuh): the loop issues tile j+1's K/V
+// loads before it waits for tile j's (2 stages), then S = Q K^T, the online softmax, O += P V.
+// Same three ways: "loads" (Hooks::kMma false: O stored as zeros), "compute" (Hooks::kLoads false:
+// both stages filled once, iteration j on K/V tile j % 2).
+struct Fa2Bufs {
+    __half *q = nullptr, *k = nullptr, *v = nullptr, *o = nullptr;
+    float* lse = nullptr;
+    uint64_t seed_q = 0, seed_k = 0, seed_v = 0;
+};
+
+template <int BR, int BC, int D, Way W>
+auto fa2_kernel_of() {
+    using Hooks = std::conditional_t<W == Way::kFull, tilescope::kern::NoHooks,
+                                     std::conditional_t<W == Way::kLoads, LoadsOnly, ComputeOnly>>;
+    return tilescope::kern::flash2_fwd_kernel<__half, BR, BC, D, Hooks>;
+}
+
+template <int BR, int BC, int D>
+constexpr int fa2_smem() { return (BR * D + 2 * 2 * BC * D) * 2; }
+
+template <int BR, int BC, int D, Way W>
+bool fa2_launch(const Fa2Bufs& b, int n, int bh) {
+    auto kern = fa2_kernel_of<BR, BC, D, W>();
+    static const bool smem_set =
+        cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, fa2_smem<BR, BC, D>()) == cudaSuccess;
+    if (!smem_set) {
+        std::fprintf(stderr, "%s: cannot give the flash2 %dx%d d=%d kernel %d bytes of shared memory\n", kTool, BR, BC,
+                     D, fa2_smem<BR, BC, D>());
+        return false;
+    }
+    const float scale_log2 = 1.0f / std::sqrt(static_cast<float>(D)) * 1.4426950408889634f;
+    kern<<<dim3((n + BR - 1) / BR, bh), BR * 2, fa2_smem<BR, BC, D>()>>>(b.q, b.k, b.v, b.o, b.lse, n, n, scale_log2, 0);
+    return probe_ok(kTool, "flash2_fwd_kernel");
+}
+
+template <int BR, int BC, int D, Way W>
+float fa2_median_ms(const Fa2Bufs& b, int n, int bh, cudaEvent_t e0, cudaEvent_t e1) {
+    std::vector<float> ms;
+    for (int r = 0; r < 6; ++r) {  // the first is the warm-up
+        cudaEventRecord(e0);
+        if (!fa2_launch<BR, BC, D, W>(b, n, bh)) return -1.f;
+        cudaEventRecord(e1);
+        cudaEventSynchronize(e1);
+        if (!probe_ok(kTool, "flash2_fwd_kernel")) return -1.f;
+        float t = 0;
+        cudaEventElapsedTime(&t, e0, e1);
+        if (r > 0) ms.push_back(t);
+    }
+    std::sort(ms.begin(), ms.end());
+    return ms[2];
+}
+
+// One way, O poisoned first: "loads" must store exact zeros; the others must match a float64
+// softmax(Q K'^T / sqrt(d)) V' on 256 sampled outputs, K' = K and V' = V for the whole kernel, and
+// for "compute" the keys and values of tile (c / BC) % 2 in place of column c's.
+template <int BR, int BC, int D, Way W>
+bool fa2_check(const Fa2Bufs& b, int n, int bh, std::mt19937& rng) {
+    const size_t count = static_cast<size_t>(bh) * n * D;
+    cudaMemset(b.o, 0xff, count * 2);
+    if (!fa2_launch<BR, BC, D, W>(b, n, bh)) return false;
+    std::vector<__half> o(count);
+    cudaMemcpy(o.data(), b.o, count * 2, cudaMemcpyDeviceToHost);
+    if (!probe_ok(kTool, "copy O")) return false;
+    const std::string what = "flash2 " + std::to_string(BR) + "x" + std::to_string(BC) + " d=" + std::to_string(D) +
+                             " " + way_name(W) + " (N " + std::to_string(n) + ")";
+    if constexpr (W == Way::kLoads) {
+        for (size_t i = 0; i < count; ++i) {
+            uint16_t bits;
+            std::memcpy(&bits, &o[i], 2);
+            if (bits != 0 && bits != 0x8000) {
+                std::fprintf(stderr, "%s: %s: O[%zu] = %g, expected 0\n", kTool, what.c_str(), i,
+                             static_cast<double>(__half2float(o[i])));
+                return false;
+            }
+        }
+        return true;
+    }
+    std::uniform_int_distribution<size_t> pick(0, count - 1);
+    std::vector<double> p(static_cast<size_t>(n));
+    for (int t = 0; t < 256; ++t) {
+        const size_t at = pick(rng);
+        const uint64_t h = at / (static_cast<uint64_t>(n) * D), row = at / D % n, col = at % D;
+        const auto key = [&](int c) -> uint64_t {
+            return W == Way::kFull ? static_cast<uint64_t>(c) : static_cast<uint64_t>((c / BC) % 2 * BC + c % BC);
+        };
+        double mx = -1e300;
+        for (int c = 0; c < n; ++c) {
+            double dot = 0;
+            for (int x = 0; x < D; ++x)
+                dot += host_value((h * n + row) * D + x, b.seed_q) * host_value((h * n + key(c)) * D + x, b.seed_k);
+            p[static_cast<size_t>(c)] = dot / std::sqrt(static_cast<double>(D));
+            mx = std::max(mx, p[static_cast<size_t>(c)]);
+        }
+        double sum = 0, ref = 0;
+        for (int c = 0; c < n; ++c) {
+            const double e = std::exp(p[static_cast<size_t>(c)] - mx);
+            sum += e;
+            ref += e * host_value((h * n + key(c)) * D + col, b.seed_v);
+        }
+        ref /= sum;
+        const double got = static_cast<double>(__half2float(o[at]));
+        // fp16 P and O: a few ulps of a value in [-1, 1].
+        const double tol = 4e-3 + std::fabs(ref) / 256;
+        if (!std::isfinite(got) || std::fabs(got - ref) > tol) {
+            std::fprintf(stderr, "%s: %s: O[%zu] = %.6g, float64 reference %.6g (tolerance %.3g)\n", kTool, what.c_str(),
+                         at, got, ref, tol);
+            return false;
+        }
+    }
+    return true;
+}
+
+template <int BR, int BC, int D>
+bool fa2(Fa2Bufs& b, bool check_only, std::mt19937& rng, std::mt19937_64& seeds, cudaEvent_t e0, cudaEvent_t e1,
+         int sms) {
+    const auto fill_all = [&](int n, int bh) {
+        b.seed_q = seeds();
+        b.seed_k = seeds();
+        b.seed_v = seeds();
+        const uint64_t e = static_cast<uint64_t>(bh) * n * D;
+        fill<<<2048, 256>>>(b.q, e, b.seed_q);
+        fill<<<2048, 256>>>(b.k, e, b.seed_k);
+        fill<<<2048, 256>>>(b.v, e, b.seed_v);
+        cudaDeviceSynchronize();
+        return probe_ok(kTool, "fill");
+    };
+    if (check_only) {  // 4 tiles of keys (the compute way's cyclic pair twice), 2 slices
+        const int n = 4 * std::max(BR, BC);
+        return fill_all(n, 2) && fa2_check<BR, BC, D, Way::kFull>(b, n, 2, rng) &&
+               fa2_check<BR, BC, D, Way::kLoads>(b, n, 2, rng) && fa2_check<BR, BC, D, Way::kCompute>(b, n, 2, rng);
+    }
+    for (const int n : {512, 2048}) {
+        const int bh = (n == 512 ? 512 : 128) * (D == 64 ? 2 : 1);  // the data set's b x h at N = 512 and 2048
+        if (!fill_all(n, bh) || !fa2_check<BR, BC, D, Way::kFull>(b, n, bh, rng)) return false;
+        const float full = fa2_median_ms<BR, BC, D, Way::kFull>(b, n, bh, e0, e1);
+        const float loads = fa2_median_ms<BR, BC, D, Way::kLoads>(b, n, bh, e0, e1);
+        const float compute = fa2_median_ms<BR, BC, D, Way::kCompute>(b, n, bh, e0, e1);
+        if (full < 0 || loads < 0 || compute < 0) return false;
+        int per_sm = 0;
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fa2_kernel_of<BR, BC, D, Way::kFull>(), BR * 2,
+                                                      fa2_smem<BR, BC, D>());
+        const int64_t blocks = static_cast<int64_t>((n + BR - 1) / BR) * bh;
+        const double overlap = (static_cast<double>(loads) + compute - full) / std::min(loads, compute);
+        std::printf("{\"probe\":\"loop_overlap\",\"family\":\"flash2\",\"m\":%d,\"n\":%d,\"k\":%d,\"batch\":%d,\"head_dim\":%d,"
+                    "\"tile_m\":%d,\"tile_n\":%d,\"tile_k\":0,\"stages\":2,\"warps\":%d,\"blocks\":%lld,"
+                    "\"blocks_per_sm\":%d,\"k_tiles\":%d,\"ms_full\":%.5f,\"ms_loads\":%.5f,\"ms_compute\":%.5f,"
+                    "\"overlap\":%.4f,\"sms\":%d}\n",
+                    n, D, n, bh, D, BR, BC, BR / 16, static_cast<long long>(blocks), per_sm, (n + BC - 1) / BC, full,
+                    loads, compute, overlap, sms);
+        std::fflush(stdout);
+    }
+    return true;
+}
+
+template <int D>
+bool fa2_all(bool check_only, std::mt19937& rng, std::mt19937_64& seeds, cudaEvent_t e0, cudaEvent_t e1, int sms) {
+    // Sized for the largest problem: 256 slices of N = 2048 at d = 64, 128 at d = 128 (and 1024 /
+    // 512 slices of N = 512): 32 Mi elements per tensor.
+    const size_t e = check_only ? size_t{1} << 20 : static_cast<size_t>(1) << 25;
+    Fa2Bufs b;
+    if (cudaMalloc(&b.q, e * 2) != cudaSuccess || cudaMalloc(&b.k, e * 2) != cudaSuccess ||
+        cudaMalloc(&b.v, e * 2) != cudaSuccess || cudaMalloc(&b.o, e * 2) != cudaSuccess ||
+        cudaMalloc(&b.lse, e / D * 4 + 4096) != cudaSuccess) {
+        std::fprintf(stderr, "%s: cannot allocate the flash2 tensors\n", kTool);
+        return false;
+    }
+    const bool ok = fa2<32, 32, D>(b, check_only, rng, seeds, e0, e1, sms) &&
+                    fa2<64, 64, D>(b, check_only, rng, seeds, e0, e1, sms) &&
+                    fa2<128, 32, D>(b, check_only, rng, seeds, e0, e1, sms) &&
+                    fa2<64, 128, D>(b, check_only, rng, seeds, e0, e1, sms) &&
+                    fa2<128, 128, D>(b, check_only, rng, seeds, e0, e1, sms);
+    cudaFree(b.q);
+    cudaFree(b.k);
+    cudaFree(b.v);
+    cudaFree(b.o);
+    cudaFree(b.lse);
+    return ok;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -304,6 +484,10 @@ int main(int argc, char** argv) {
                     gemm<64, 64>(b, check_only, rng, seeds, e0, e1) && gemm<64, 128>(b, check_only, rng, seeds, e0, e1) &&
                     gemm<128, 64>(b, check_only, rng, seeds, e0, e1) &&
                     gemm<128, 128>(b, check_only, rng, seeds, e0, e1);
-    if (check_only && ok) std::printf("{\"probe\":\"check\",\"result\":\"pass\"}\n");
-    return ok ? 0 : 1;
+    cudaFree(b.a);
+    cudaFree(b.b);
+    cudaFree(b.c);
+    const bool ok2 = ok && fa2_all<64>(check_only, rng, seeds, e0, e1, sms) && fa2_all<128>(check_only, rng, seeds, e0, e1, sms);
+    if (check_only && ok2) std::printf("{\"probe\":\"check\",\"result\":\"pass\"}\n");
+    return ok2 ? 0 : 1;
 }

@@ -11,6 +11,11 @@
 // tile j), 16-byte coalesced global loads, XOR-swizzled unpadded shared tiles read by ldmatrix.
 // Shared memory per block = (Br*d + 2 stages * 2 (K,V) * Bc*d) * sizeof(T)   (core/lower contract).
 // Ragged seq: rows past the end are zero-filled on load, their scores masked, never stored.
+// Hooks (kernels/common/hooks.cuh; the tool's launches use NoHooks): kMma false skips each
+// iteration's math (S = Q K^T, the online softmax, O += P V) and keeps its loads, waits and
+// barriers, so O is stored as zeros; kLoads false fills both K/V stages in the prologue (tiles 0
+// and 1) and issues no load in the loop, so iteration j computes on tile j % 2
+// (tilescope-loop-overlap-probe, docs/validation change 63).
 // Q fragments stay in registers for d = 64; for d = 128 they are re-read from shared memory
 // each tile (keeps the register count under 255 without spills, as FlashAttention-2 does).
 #pragma once
@@ -20,6 +25,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "kernels/common/hooks.cuh"
 #include "kernels/common/ptx.cuh"
 
 namespace tilescope::kern {
@@ -33,7 +39,7 @@ constexpr int flash2_min_blocks() {
     return 1;
 }
 
-template <class T, int BR, int BC, int D>
+template <class T, int BR, int BC, int D, class Hooks = NoHooks>
 __global__ void __launch_bounds__(BR * 2, flash2_min_blocks<BR, BC, D>())
     flash2_fwd_kernel(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
                       T* __restrict__ o, float* __restrict__ lse, int seq_q, int seq_kv, float scale_log2,
@@ -42,6 +48,8 @@ __global__ void __launch_bounds__(BR * 2, flash2_min_blocks<BR, BC, D>())
     constexpr int kThreads = BR * 2;   // warps = BR / 16
     constexpr int kChunks = D / 8;     // 16-byte chunks per row
     constexpr bool kQInRegs = (D == 64);
+    constexpr bool kMma = HookMma<Hooks>::value;
+    constexpr bool kLoads = HookLoads<Hooks>::value;
     using P = Pack<T>;
 
     extern __shared__ __align__(128) unsigned char smem[];
@@ -83,6 +91,10 @@ __global__ void __launch_bounds__(BR * 2, flash2_min_blocks<BR, BC, D>())
         load_rows(s_k, kb, 0, BC, seq_kv);
         load_rows(s_v, vb, 0, BC, seq_kv);
     }
+    if (!kLoads && n_tiles > 1) {
+        load_rows(s_k + BC * D * 2, kb, BC, BC, seq_kv);
+        load_rows(s_v + BC * D * 2, vb, BC, BC, seq_kv);
+    }
     cp_async_commit();
 
     float acc[D / 8][4];
@@ -97,14 +109,20 @@ __global__ void __launch_bounds__(BR * 2, flash2_min_blocks<BR, BC, D>())
         const int stage = j & 1;
         if (j + 1 < n_tiles) {
             const int ns = (j + 1) & 1;
-            load_rows(s_k + ns * BC * D * 2, kb, (j + 1) * BC, BC, seq_kv);
-            load_rows(s_v + ns * BC * D * 2, vb, (j + 1) * BC, BC, seq_kv);
+            if (kLoads) {
+                load_rows(s_k + ns * BC * D * 2, kb, (j + 1) * BC, BC, seq_kv);
+                load_rows(s_v + ns * BC * D * 2, vb, (j + 1) * BC, BC, seq_kv);
+            }
             cp_async_commit();
             cp_async_wait<1>();
         } else {
             cp_async_wait<0>();
         }
         __syncthreads();
+        if constexpr (!kMma) {
+            __syncthreads();  // the loop's second barrier (stage `stage` is refilled next iteration)
+            continue;
+        }
 
         if (kQInRegs && j == 0) {
 #pragma unroll
