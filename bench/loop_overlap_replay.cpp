@@ -2,15 +2,16 @@
 // predicted by the simulator (docs/validation change 63). Not a test.
 // For every `loop_overlap` line of a probe output (JSON lines, kernels/tools/loop_overlap_probe.cu)
 // it lowers the problem as the tool does (make_gemm_launch: P V with GemmUse::attention_pv and its
-// batches, the GEMM family with GemmUse::gemm) and predicts it three ways:
+// batches, the GEMM family with GemmUse::gemm; FlashAttention-2 as an attention-flash2 workload of
+// `batch` heads) and predicts it three ways:
 //   full     the launch as lowered;
-//   loads    the K loop without its shared-memory reads and tensor work (Hooks::kMma false);
+//   loads    the loop without its shared-memory reads and its compute (Hooks::kMma false);
 //   compute  without the K loop's global loads and their fills after the first `stages` steps
 //            (Hooks::kLoads false: the prologue fills every buffer once, the loop loads nothing).
 // It prints one JSON object per line with the measured and the predicted times of each way and
 // each side's overlap = (t_loads + t_compute - t_full) / min(t_loads, t_compute).
 // Usage: loop_overlap_replay PROBE.jsonl [--gpu calibrated/h200] [--exact] [--serial]
-//   --serial (a what-if): every way lowered with stages = 1 (its shared memory, and so its blocks
+//   --serial (a what-if): every way run with stages = 1 (its shared memory, and so its blocks
 //   per SM, unchanged), so that a block's loads of iteration j wait for its compute of j - 1.
 //   exit 2 on a bad argument, an unreadable file or a file without loop_overlap lines.
 #include <algorithm>
@@ -23,6 +24,7 @@
 
 #include "core/hardware.hpp"
 #include "core/launch.hpp"
+#include "core/lower.hpp"
 #include "core/lower_detail.hpp"
 #include "core/workload.hpp"
 #include "simulator/simulate.hpp"
@@ -34,41 +36,61 @@ namespace {
 
 enum class Way { full, loads, compute };
 
-// The probe's problem as the tool lowers it, with the program filtered for `way`.
+// The probe's problem as the tool lowers it, with the program filtered for `way`: P V and the
+// GEMM family through make_gemm_launch, FlashAttention-2 through its workload's lowering.
 Result<Launch> make_launch(const boost::json::object& r, const Hardware& hw, Way way, bool serial) {
     const auto i = [&](const char* key) { return boost::json::value_to<std::int64_t>(r.at(key)); };
-    const bool pv = r.at("family").as_string() == "pv";
-    GemmParams g;
-    g.name = pv ? "attention-naive:pv" : "gemm";
-    g.batches = i("batch");
-    g.m = i("m");
-    g.n = i("n");
-    g.k = i("k");
-    g.tile_m = static_cast<int>(i("tile_m"));
-    g.tile_n = static_cast<int>(i("tile_n"));
-    g.tile_k = static_cast<int>(i("tile_k"));
-    g.stages = static_cast<int>(i("stages"));
-    g.warps = static_cast<int>(i("warps"));
-    g.use = pv ? GemmUse::attention_pv : GemmUse::gemm;
-    if (pv) {
-        g.a_name = "P";
-        g.b_name = "V";
-        g.c_name = "O";
+    const std::string family(r.at("family").as_string());
+    Launch l;
+    if (family == "flash2") {
+        WorkloadSpec s;
+        s.kernel = "attention-flash2";
+        s.batch = i("batch");
+        s.heads = 1;
+        s.seq = i("m");
+        s.head_dim = i("head_dim");
+        s.tile_m = i("tile_m");
+        s.tile_n = i("tile_n");
+        s.stages = i("stages");
+        s.warps = i("warps");
+        auto w = make_workload(s);
+        if (!w) return w.error();
+        auto launches = lower(*w, hw);
+        if (!launches) return launches.error();
+        l = launches->front();
+    } else {
+        const bool pv = family == "pv";
+        GemmParams g;
+        g.name = pv ? "attention-naive:pv" : "gemm";
+        g.batches = i("batch");
+        g.m = i("m");
+        g.n = i("n");
+        g.k = i("k");
+        g.tile_m = static_cast<int>(i("tile_m"));
+        g.tile_n = static_cast<int>(i("tile_n"));
+        g.tile_k = static_cast<int>(i("tile_k"));
+        g.stages = static_cast<int>(i("stages"));
+        g.warps = static_cast<int>(i("warps"));
+        g.use = pv ? GemmUse::attention_pv : GemmUse::gemm;
+        if (pv) {
+            g.a_name = "P";
+            g.b_name = "V";
+            g.c_name = "O";
+        }
+        l = make_gemm_launch(g);
+        if (Status st = finish_launch(l, hw, g.name, false); !st) return st.error();
     }
-    Launch l = make_gemm_launch(g);
-    if (Status s = finish_launch(l, hw, g.name, false); !s) return s.error();
     if (serial) l.stages = 1;  // what-if: a block's loads wait for its previous iteration's compute
     if (way == Way::full) return l;
-    const std::int32_t k_tiles = static_cast<std::int32_t>((g.k + g.tile_k - 1) / g.tile_k);
-    const std::int32_t stages = g.stages;
+    const auto k_tiles = static_cast<std::int32_t>(i("k_tiles"));
+    const auto stages = static_cast<std::int32_t>(i("stages"));
     auto inner = l.program;
     l.program = [inner, way, k_tiles, stages](std::int64_t item, std::vector<Step>& out) {
         std::vector<Step> all;
         inner(item, all);
         for (const Step& s : all) {
             const bool in_loop = s.iteration < k_tiles;
-            if (way == Way::loads && in_loop &&
-                (s.kind == StepKind::smem_read || (s.kind == StepKind::compute && s.unit == Unit::tensor)))
+            if (way == Way::loads && in_loop && (s.kind == StepKind::smem_read || s.kind == StepKind::compute))
                 continue;
             if (way == Way::compute && in_loop && s.iteration >= stages &&
                 (s.kind == StepKind::load || s.kind == StepKind::smem_fill))
@@ -77,7 +99,7 @@ Result<Launch> make_launch(const boost::json::object& r, const Hardware& hw, Way
         }
     };
     if (way == Way::loads) {
-        l.counts.flops_tensor = 0;
+        l.counts.flops_tensor = l.counts.flops_fp32 = l.counts.sfu_ops = 0;
         l.counts.smem_read_bytes = 0;
     } else {
         // The loop's loads and fills of steps >= stages are gone: what is left is `stages` steps'.

@@ -240,15 +240,17 @@ struct Calibration {
     // waits after: (L + c) / s. The flag only says whether the simulator reads the launch's order,
     // so profiles without it predict exactly as before.
     double pipeline_wait_then_issue = 0.0;
-    // Simulator: in such a wait-then-issue loop (Launch::loads_after_wait: the GEMM kernel) a block's
-    // loads do not overlap its own compute (0 or 1; docs/validation change 63): iteration j's loads
-    // are issued once iteration j-1 has computed, as in a one-stage loop, so a block's iteration
-    // takes its loads' round trip plus its compute; other blocks on the SM still overlap it. The
-    // loop overlap probe (tilescope-loop-overlap-probe, lent H200) timed the GEMM kernel whole,
-    // without its mma and without its loop's loads: whole = 0.87-1.49 x (loads + compute) over P V's
-    // and the GEMM family's grids, where the pipelined law takes about the larger of the two. The
-    // launch's stages still size its shared memory (so its blocks per SM). 0 (the default) = the
-    // pipelined law, so profiles without the field predict exactly as before.
+    // Simulator: a block's pipelined loads do not overlap its own compute (0, 1 or 2; docs/validation
+    // change 63): iteration j's loads are issued once iteration j-1 has computed, as in a one-stage
+    // loop, so a block's iteration takes its loads' round trip plus its compute; other blocks on the
+    // SM still overlap it. 1: wait-then-issue loops only (Launch::loads_after_wait: the GEMM kernel,
+    // so the GEMM family and naive attention's QK^T and P V); 2: every loop with stages >= 2 (also
+    // FlashAttention-2's issue-first loop). The loop overlap probe (tilescope-loop-overlap-probe,
+    // lent H200) timed the GEMM kernel and FlashAttention-2 whole, without their mma and without
+    // their loops' loads: whole = 0.87-1.49 x (loads + compute) over P V's and the GEMM family's
+    // grids, where the pipelined law takes about the larger of the two. The launch's stages still
+    // size its shared memory (so its blocks per SM). 0 (the default) = the pipelined law, so
+    // profiles without the field predict exactly as before.
     double pipeline_serial = 0.0;
     // Simulator: a load that hits an L2 chunk whose fill from HBM is still in flight waits for that
     // fill (0 or 1; docs/validation change 43). 0 (the default, the law before change 43): a chunk

@@ -389,8 +389,8 @@ private:
     double store_issue_ns_per_byte_ = 0;
     // Launch::loads_after_wait with stages >= 2 and Rates::pipeline_wait_then_issue (change 36).
     bool wait_then_issue_ = false;
-    // The stages the loop's order uses: the launch's, or 1 for a wait-then-issue loop under
-    // Rates::pipeline_serial (change 63: its loads wait for its compute). Set by run().
+    // The stages the loop's order uses: the launch's, or 1 where Rates::pipeline_serial applies
+    // (change 63: a block's loads wait for its compute). Set by run().
     int stages_ = 1;
     // ns per byte per thread of a load phase's burst: the drain term or, for the launches
     // Rates::pipelined_load_burst_issue names, the load-issue cost (changes 53, 54).
@@ -1298,7 +1298,7 @@ void Engine::serve(std::uint32_t s) {
 Result<LaunchResult> Engine::run(double start_ns) {
     const Rates& r = st_.rates;
     blocks_ = launch_.blocks();
-    stages_ = r.pipeline_serial && launch_.loads_after_wait ? 1 : std::max(1, launch_.stages);
+    stages_ = r.pipeline_serial == 2 || (r.pipeline_serial == 1 && launch_.loads_after_wait) ? 1 : std::max(1, launch_.stages);
     const int per_sm = std::max(1, occ_.blocks_per_sm);
     slots_per_wave_ = static_cast<std::int64_t>(sm_count_) * per_sm;
     // Calibration::warp_smsp_pacing (change 52): the GPU puts an SM's warp slot i on sub-partition

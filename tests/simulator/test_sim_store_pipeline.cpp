@@ -204,8 +204,9 @@ TEST_CASE("a serial wait-then-issue loop pays its loads' round trip and its comp
     hw.calibration.pipeline_wait_then_issue = 1;
     const double L = hw.hbm_latency_ns + 4096 / (hw.calibration.sm_l2_bytes_per_cycle * hw.sm_clock_hz * 1e-9);
     const double c = 5e4 / (hw.fp32_flops_per_s / hw.sm_count * 1e-9);
+    bool serial_all = false;
     auto per_iteration = [&](int stages, bool after_wait, bool serial, std::int64_t budget) {
-        hw.calibration.pipeline_serial = serial ? 1 : 0;
+        hw.calibration.pipeline_serial = serial ? (serial_all ? 2 : 1) : 0;
         double t[2];
         int i = 0;
         for (const std::int64_t iterations : {32, 96}) {
@@ -228,6 +229,12 @@ TEST_CASE("a serial wait-then-issue loop pays its loads' round trip and its comp
             CHECK(per_iteration(s, true, true, budget) == Approx(L + c).epsilon(0.03));
             CHECK(per_iteration(s, true, false, budget) == Approx(L / (s - 1)).epsilon(0.03));
             CHECK(per_iteration(s, false, true, budget) == Approx((L + c) / s).epsilon(0.03));
+            // 2: every pipelined loop, the issue-first one too.
+            hw.calibration.pipeline_serial = 2;
+            serial_all = true;
+            CHECK(per_iteration(s, false, true, budget) == Approx(L + c).epsilon(0.03));
+            CHECK(per_iteration(s, true, true, budget) == Approx(L + c).epsilon(0.03));
+            serial_all = false;
         }
     }
 }
