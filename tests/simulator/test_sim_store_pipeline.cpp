@@ -1,6 +1,6 @@
 // docs/validation changes 35-37: the fragment stores' own path (issue on the SM, drain on a
 // GPU-wide server of their own), the order of a pipelined loop's top (wait, then issue) and the
-// DRAM pages that narrow row segments open.
+// DRAM pages that narrow row segments open; change 63: a serial pipeline (pipeline_serial).
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -485,4 +485,31 @@ TEST_CASE("hbm_narrow_segment_ns must be a number >= 0", "[sim][hbm][change62]")
     auto p = sim::simulate(test::test_workload(), {row_segment_launch(64)}, hw, sim::Options{});
     REQUIRE_FALSE(p.ok());
     CHECK(p.error().message.find("hbm_narrow_segment_ns") != std::string::npos);
+}
+
+TEST_CASE("pipeline_serial is optional, round-trips, is 0, 1 or 2 and enters the fingerprint",
+          "[sim][pipeline][profile][change63]") {
+    Hardware hw = test::test_gpu();
+    hw.calibration.calibrated = true;
+    const std::string off = hardware_to_json(hw);
+    CHECK(off.find("pipeline_serial") == std::string::npos);
+    const std::string fp_off = profile_fingerprint(hw);
+    hw.calibration.pipeline_serial = 1.0;
+    const std::string text = hardware_to_json(hw);
+    auto back = parse_hardware(text, "test");
+    INFO((back ? std::string() : back.error().message));
+    REQUIRE(back.ok());
+    CHECK(back->calibration.pipeline_serial == 1.0);
+    CHECK(profile_fingerprint(*back) != fp_off);
+    auto two = parse_hardware(test::with_field(text, "pipeline_serial", "2"), "test");
+    REQUIRE(two.ok());
+    CHECK(two->calibration.pipeline_serial == 2.0);
+    CHECK(profile_fingerprint(*two) != profile_fingerprint(*back));
+    for (const char* bad : {"3", "0.5", "-1"}) {
+        auto r = parse_hardware(test::with_field(text, "pipeline_serial", bad), "test");
+        INFO(bad);
+        REQUIRE_FALSE(r.ok());
+        CHECK(r.error().message.find("pipeline_serial") != std::string::npos);
+        CHECK(r.error().message.find("0, 1 or 2") != std::string::npos);
+    }
 }
