@@ -78,6 +78,21 @@ __global__ void fill(__half* x, uint64_t n, uint64_t seed) {
 
 double host_value(uint64_t i, uint64_t seed) { return static_cast<double>(__half2float(__float2half(value_of(i, seed)))); }
 
+// The loads way's output: every element must be an exact (signed) zero; else one line naming the
+// first that is not.
+bool all_zero(const std::vector<__half>& x, const char* name, const std::string& what) {
+    for (size_t i = 0; i < x.size(); ++i) {
+        uint16_t bits;
+        std::memcpy(&bits, &x[i], 2);
+        if (bits != 0 && bits != 0x8000) {
+            std::fprintf(stderr, "%s: %s: %s[%zu] = %g, expected 0\n", kTool, what.c_str(), name, i,
+                         static_cast<double>(__half2float(x[i])));
+            return false;
+        }
+    }
+    return true;
+}
+
 // One problem: C[s] (m x n) = A[s] (m x k, row-major) B[s] (k x n, row-major) for `batch` slices.
 struct Problem {
     std::string family;  // "pv" or "gemm"
@@ -141,18 +156,7 @@ bool check(const Bufs& b, const Problem& p, std::mt19937& rng) {
     const std::string what = p.family + " " + std::to_string(TM) + "x" + std::to_string(TN) + " s" +
                              std::to_string(S) + " " + way_name(W) + " (m " + std::to_string(p.m) + ", n " +
                              std::to_string(p.n) + ", k " + std::to_string(p.k) + ")";
-    if constexpr (W == Way::kLoads) {
-        for (size_t i = 0; i < count; ++i) {
-            uint16_t bits;
-            std::memcpy(&bits, &c[i], 2);
-            if (bits != 0 && bits != 0x8000) {
-                std::fprintf(stderr, "%s: %s: C[%zu] = %g, expected 0\n", kTool, what.c_str(), i,
-                             static_cast<double>(__half2float(c[i])));
-                return false;
-            }
-        }
-        return true;
-    }
+    if constexpr (W == Way::kLoads) return all_zero(c, "C", what);
     const int k_tiles = (p.k + kTK - 1) / kTK;
     std::uniform_int_distribution<size_t> pick(0, count - 1);
     for (int t = 0; t < 512; ++t) {
@@ -332,18 +336,7 @@ bool fa2_check(const Fa2Bufs& b, int n, int bh, std::mt19937& rng) {
     if (!probe_ok(kTool, "copy O")) return false;
     const std::string what = "flash2 " + std::to_string(BR) + "x" + std::to_string(BC) + " d=" + std::to_string(D) +
                              " " + way_name(W) + " (N " + std::to_string(n) + ")";
-    if constexpr (W == Way::kLoads) {
-        for (size_t i = 0; i < count; ++i) {
-            uint16_t bits;
-            std::memcpy(&bits, &o[i], 2);
-            if (bits != 0 && bits != 0x8000) {
-                std::fprintf(stderr, "%s: %s: O[%zu] = %g, expected 0\n", kTool, what.c_str(), i,
-                             static_cast<double>(__half2float(o[i])));
-                return false;
-            }
-        }
-        return true;
-    }
+    if constexpr (W == Way::kLoads) return all_zero(o, "O", what);
     std::uniform_int_distribution<size_t> pick(0, count - 1);
     std::vector<double> p(static_cast<size_t>(n));
     for (int t = 0; t < 256; ++t) {
@@ -450,14 +443,7 @@ bool fa2_all(bool check_only, std::mt19937& rng, std::mt19937_64& seeds, cudaEve
 
 int main(int argc, char** argv) {
     bool check_only = false;
-    for (int i = 1; i < argc; ++i) {
-        if (std::strcmp(argv[i], "--check") == 0) {
-            check_only = true;
-        } else {
-            std::fprintf(stderr, "%s: unknown argument %s (usage: %s [--check])\n", kTool, argv[i], kTool);
-            return 2;
-        }
-    }
+    if (!probe_check_arg(kTool, argc, argv, &check_only)) return 2;
     const int sms = probe_device(kTool);
     if (sms == 0) return 3;
     const unsigned seed = std::random_device{}();

@@ -2,11 +2,13 @@
 //   {"probe":"device","name":...,"sms":...,"cc":...,"l2_bytes":...}
 // and returns its SM count, or 0 (after "<tool>: no CUDA device" on stderr) when there is none;
 // the probes then exit with code 3. probe_ok(tool, what) reports a failed launch the same way.
+// probe_check_arg reads the command line of a probe whose only option is --check.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstdio>
+#include <cstring>
 
 inline int probe_device(const char* tool) {
     int n = 0;
@@ -29,4 +31,19 @@ inline bool probe_ok(const char* tool, const char* what) {
     if (e == cudaSuccess) return true;
     std::fprintf(stderr, "%s: %s: %s\n", tool, what, cudaGetErrorString(e));
     return false;
+}
+
+// The arguments of a probe whose only option is --check: sets *check_only; false (after
+// "<tool>: unknown argument ..." with the usage on stderr; the probe exits 2) on anything else.
+inline bool probe_check_arg(const char* tool, int argc, char** argv, bool* check_only) {
+    *check_only = false;
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--check") == 0) {
+            *check_only = true;
+        } else {
+            std::fprintf(stderr, "%s: unknown argument %s (usage: %s [--check])\n", tool, argv[i], tool);
+            return false;
+        }
+    }
+    return true;
 }

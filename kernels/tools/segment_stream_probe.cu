@@ -258,14 +258,7 @@ bool run(const Bufs& b, const cudaDeviceProp& p, int sms, const Config& c, int64
 
 int main(int argc, char** argv) {
     bool check_only = false;
-    for (int i = 1; i < argc; ++i) {
-        if (std::strcmp(argv[i], "--check") == 0) {
-            check_only = true;
-        } else {
-            std::fprintf(stderr, "%s: unknown argument %s (usage: %s [--check])\n", kTool, argv[i], kTool);
-            return 2;
-        }
-    }
+    if (!probe_check_arg(kTool, argc, argv, &check_only)) return 2;
     const int sms = probe_device(kTool);
     if (sms == 0) return 3;
     cudaDeviceProp p{};

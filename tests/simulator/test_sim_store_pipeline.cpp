@@ -133,6 +133,30 @@ TEST_CASE("fragment_store_own_drain needs a drain rate", "[sim][stores][change35
     CHECK(p.error().message.find("fragment_store_bytes_per_s > 0") != std::string::npos);
 }
 
+namespace {
+
+// The loop of the tests below: one block, `stages` stages, 4 KiB of fresh data loaded and 5e4 FP32
+// FLOP per iteration; its time per iteration as the difference between 96 and 32 iterations over
+// 64 (the fixed costs cancel).
+double lone_loop_iteration_ns(const Hardware& hw, int stages, bool after_wait, std::int64_t budget) {
+    double t[2];
+    int i = 0;
+    for (const std::int64_t iterations : {32, 96}) {
+        test::SimpleLaunch s;
+        s.blocks = 1;
+        s.stages = stages;
+        s.iterations = iterations;
+        s.load_bytes = 4096;
+        s.fp32_flops = 5e4;
+        Launch l = test::make_simple_launch(s);
+        l.loads_after_wait = after_wait;
+        t[i++] = time_ns(l, hw, budget);
+    }
+    return (t[1] - t[0]) / 64.0;
+}
+
+}  // namespace
+
 // A lone block (one SM) whose s-stage loop loads 4 KiB of fresh (HBM-missing) data per iteration
 // and computes c = 5e4 FP32 FLOP (98.5 ns at the test GPU's 507.6 FLOP/ns per SM) on it, with an
 // HBM latency of 600 ns: latency-bound. A load's round trip L is that latency plus its 4 KiB
@@ -146,20 +170,7 @@ TEST_CASE("a loop that waits before it issues keeps s-1 iterations' loads in fli
     const double c = 5e4 / (hw.fp32_flops_per_s / hw.sm_count * 1e-9);
     auto per_iteration = [&](int stages, bool after_wait, bool flag, std::int64_t budget) {
         hw.calibration.pipeline_wait_then_issue = flag ? 1 : 0;
-        double t[2];
-        int i = 0;
-        for (const std::int64_t iterations : {32, 96}) {
-            test::SimpleLaunch s;
-            s.blocks = 1;
-            s.stages = stages;
-            s.iterations = iterations;
-            s.load_bytes = 4096;
-            s.fp32_flops = 5e4;
-            Launch l = test::make_simple_launch(s);
-            l.loads_after_wait = after_wait;
-            t[i++] = time_ns(l, hw, budget);
-        }
-        return (t[1] - t[0]) / 64.0;
+        return lone_loop_iteration_ns(hw, stages, after_wait, budget);
     };
     for (const std::int64_t budget : {std::int64_t{200000}, std::int64_t{8}}) {  // event by event; coarsened
         INFO("phase budget " << budget);
@@ -207,20 +218,7 @@ TEST_CASE("a serial wait-then-issue loop pays its loads' round trip and its comp
     bool serial_all = false;
     auto per_iteration = [&](int stages, bool after_wait, bool serial, std::int64_t budget) {
         hw.calibration.pipeline_serial = serial ? (serial_all ? 2 : 1) : 0;
-        double t[2];
-        int i = 0;
-        for (const std::int64_t iterations : {32, 96}) {
-            test::SimpleLaunch s;
-            s.blocks = 1;
-            s.stages = stages;
-            s.iterations = iterations;
-            s.load_bytes = 4096;
-            s.fp32_flops = 5e4;
-            Launch l = test::make_simple_launch(s);
-            l.loads_after_wait = after_wait;
-            t[i++] = time_ns(l, hw, budget);
-        }
-        return (t[1] - t[0]) / 64.0;
+        return lone_loop_iteration_ns(hw, stages, after_wait, budget);
     };
     for (const std::int64_t budget : {std::int64_t{200000}, std::int64_t{8}}) {  // event by event; coarsened
         INFO("phase budget " << budget);
