@@ -10,9 +10,8 @@
 //            (Hooks::kLoads false: the prologue fills every buffer once, the loop loads nothing).
 // It prints one JSON object per line with the measured and the predicted times of each way and
 // each side's overlap = (t_loads + t_compute - t_full) / min(t_loads, t_compute).
-// Usage: loop_overlap_replay PROBE.jsonl [--gpu calibrated/h200] [--exact] [--serial]
-//   --serial (a what-if): every way run with stages = 1 (its shared memory, and so its blocks
-//   per SM, unchanged), so that a block's loads of iteration j wait for its compute of j - 1.
+// Usage: loop_overlap_replay PROBE.jsonl [--gpu calibrated/h200] [--exact]
+//   (a profile with calibration.pipeline_serial 2 predicts the three ways under the serial law)
 //   exit 2 on a bad argument, an unreadable file or a file without loop_overlap lines.
 #include <algorithm>
 #include <cstdio>
@@ -38,7 +37,7 @@ enum class Way { full, loads, compute };
 
 // The probe's problem as the tool lowers it, with the program filtered for `way`: P V and the
 // GEMM family through make_gemm_launch, FlashAttention-2 through its workload's lowering.
-Result<Launch> make_launch(const boost::json::object& r, const Hardware& hw, Way way, bool serial) {
+Result<Launch> make_launch(const boost::json::object& r, const Hardware& hw, Way way) {
     const auto i = [&](const char* key) { return boost::json::value_to<std::int64_t>(r.at(key)); };
     const std::string family(r.at("family").as_string());
     Launch l;
@@ -80,7 +79,6 @@ Result<Launch> make_launch(const boost::json::object& r, const Hardware& hw, Way
         l = make_gemm_launch(g);
         if (Status st = finish_launch(l, hw, g.name, false); !st) return st.error();
     }
-    if (serial) l.stages = 1;  // what-if: a block's loads wait for its previous iteration's compute
     if (way == Way::full) return l;
     const auto k_tiles = static_cast<std::int32_t>(i("k_tiles"));
     const auto stages = static_cast<std::int32_t>(i("stages"));
@@ -114,25 +112,23 @@ Result<Launch> make_launch(const boost::json::object& r, const Hardware& hw, Way
 
 int main(int argc, char** argv) {
     std::string path, gpu = "calibrated/h200";
-    bool exact = false, serial = false;
+    bool exact = false;
     for (int a = 1; a < argc; ++a) {
         const std::string s = argv[a];
         if (s == "--gpu" && a + 1 < argc) {
             gpu = argv[++a];
         } else if (s == "--exact") {
             exact = true;
-        } else if (s == "--serial") {
-            serial = true;
         } else if (path.empty() && !s.empty() && s[0] != '-') {
             path = s;
         } else {
-            std::fprintf(stderr, "loop_overlap_replay: unknown argument %s (usage: loop_overlap_replay PROBE.jsonl [--gpu NAME|PATH] [--exact] [--serial])\n",
+            std::fprintf(stderr, "loop_overlap_replay: unknown argument %s (usage: loop_overlap_replay PROBE.jsonl [--gpu NAME|PATH] [--exact])\n",
                          s.c_str());
             return 2;
         }
     }
     if (path.empty()) {
-        std::fprintf(stderr, "loop_overlap_replay: no probe file (usage: loop_overlap_replay PROBE.jsonl [--gpu NAME|PATH] [--exact] [--serial])\n");
+        std::fprintf(stderr, "loop_overlap_replay: no probe file (usage: loop_overlap_replay PROBE.jsonl [--gpu NAME|PATH] [--exact])\n");
         return 2;
     }
     std::ifstream in(path);
@@ -170,7 +166,7 @@ int main(int argc, char** argv) {
         try {
             for (int k = 0; k < 3; ++k) {
                 measured[k] = boost::json::value_to<double>(r.at(keys[k]));
-                auto l = make_launch(r, *hw, static_cast<Way>(k), serial);
+                auto l = make_launch(r, *hw, static_cast<Way>(k));
                 if (!l) {
                     std::fprintf(stderr, "loop_overlap_replay: %s:%d: %s\n", path.c_str(), lineno, l.error().message.c_str());
                     return 1;

@@ -24,7 +24,7 @@
 // loop's ldmatrix and mma (the loads, waits and barriers stay; the block stores zeros); Hooks::
 // kLoads false (that probe only) fills all STAGES buffers in the prologue and issues no load in
 // the K loop (iteration kt computes on buffer kt % STAGES, so C = sum over kt of the product of
-// step (kt % STAGES)'s tiles). A Hooks type without these members gets true (HookFlag below).
+// step (kt % STAGES)'s tiles). A Hooks type without these members gets true (kernels/common/hooks.cuh).
 // Ragged M, N, K are handled by zero-filled loads and bounds-checked stores; K and N must be
 // multiples of 8 (16-byte rows of the tiles).
 #pragma once
