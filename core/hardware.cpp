@@ -128,6 +128,7 @@ const std::vector<CalSpec>& calibration_specs() {
         {"fragment_store_load_wait", &Calibration::fragment_store_load_wait, CalRule::probability, true},
         {"pipeline_wait_then_issue", &Calibration::pipeline_wait_then_issue, CalRule::flag, true},
         {"pipeline_serial", &Calibration::pipeline_serial, CalRule::flag012, true},
+        {"pipeline_additive", &Calibration::pipeline_additive, CalRule::flag012, true},
         {"l2_fill_in_flight", &Calibration::l2_fill_in_flight, CalRule::flag, true},
         {"hbm_activations_per_s", &Calibration::hbm_activations_per_s, CalRule::non_negative, true},
         {"hbm_narrow_segment_ns", &Calibration::hbm_narrow_segment_ns, CalRule::non_negative, true},
@@ -627,6 +628,7 @@ std::string profile_fingerprint(const Hardware& hw) {
     if (c.fragment_store_load_wait > 0) cal << " fragment_store_load_wait " << c.fragment_store_load_wait;
     if (c.pipeline_wait_then_issue != 0.0) cal << " pipeline_wait_then_issue " << c.pipeline_wait_then_issue;
     if (c.pipeline_serial != 0.0) cal << " pipeline_serial " << c.pipeline_serial;
+    if (c.pipeline_additive != 0.0) cal << " pipeline_additive " << c.pipeline_additive;
     if (c.l2_fill_in_flight != 0.0) cal << " l2_fill_in_flight " << c.l2_fill_in_flight;
     if (c.hbm_activations_per_s > 0) cal << " hbm_activations_per_s " << c.hbm_activations_per_s;
     if (c.hbm_narrow_segment_ns > 0) cal << " hbm_narrow_segment_ns " << c.hbm_narrow_segment_ns;

@@ -252,6 +252,16 @@ struct Calibration {
     // size its shared memory (so its blocks per SM). 0 (the default) = the pipelined law, so
     // profiles without the field predict exactly as before.
     double pipeline_serial = 0.0;
+    // Simulator: a block's pipelined loads make no progress while the block computes (0, 1 or 2;
+    // docs/validation change 64). A load is back later by the time its block spent computing
+    // while the load was in flight, so the loop keeps its stages' loads in flight (its loads-only
+    // period is the pipelined one: L / (s - 1) for a wait-then-issue loop, L / s for an issue-first
+    // one) and adds its compute to it, which is what the loop overlap probe measured (whole about
+    // loads only + compute only); pipeline_serial instead exposes the whole round trip L + c.
+    // 1: wait-then-issue loops (Launch::loads_after_wait: the GEMM kernel); 2: every loop with
+    // stages >= 2 (FlashAttention-2 too). Other blocks on the SM still overlap a block's waits.
+    // 0 (the default) = the pipelined law, so profiles without the field predict as before.
+    double pipeline_additive = 0.0;
     // Simulator: a load that hits an L2 chunk whose fill from HBM is still in flight waits for that
     // fill (0 or 1; docs/validation change 43). 0 (the default, the law before change 43): a chunk
     // is present in the L2 from the moment its miss is issued, so when blocks that run in step read

@@ -77,6 +77,9 @@ struct Job {
     // waits have been added to it yet (Engine::store_paused).
     double begin_ns = 0;
     bool store_paused = false;
+    // Loads under Rates::pipeline_additive (change 64): the block's compute time up to which this
+    // load's round trip has been put back (Engine::compute_paused).
+    double comp_mark_ns = 0;
 };
 
 struct Slot {
@@ -96,6 +99,9 @@ struct Slot {
     double start_ns = 0;
     double hbm_bytes = 0, l2_bytes = 0, smem_bytes = 0;
     double store_wait_ns = 0;  // change 61: the change-60 store waits its blocks have begun, in all
+    // Change 64: the time the slot's blocks have spent computing (their compute jobs' work on the
+    // SM server, from start_comp to done), and when the running one's work began (-1: none).
+    double comp_busy_ns = 0, comp_started_ns = -1;
 };
 
 enum class EventKind : std::uint8_t { job, block_start, comp_start };
@@ -392,6 +398,8 @@ private:
     // The stages the loop's order uses: the launch's, or 1 where Rates::pipeline_serial applies
     // (change 63: a block's loads wait for its compute). Set by run().
     int stages_ = 1;
+    // Rates::pipeline_additive applies to this launch (change 64). Set by run().
+    bool additive_ = false;
     // ns per byte per thread of a load phase's burst: the drain term or, for the launches
     // Rates::pipelined_load_burst_issue names, the load-issue cost (changes 53, 54).
     double burst_ns_per_byte_ = 0;
@@ -486,6 +494,10 @@ private:
     // Change 61: per SM, the change-60 store waits its blocks have begun, in all.
     std::vector<double> sm_store_wait_ns_;
     bool store_paused(std::uint32_t job);  // true when the job is put back by other blocks' store waits
+    bool compute_paused(std::uint32_t job);  // true when a load is put back by its block's compute (change 64)
+    double comp_busy(const Slot& slot) const {
+        return slot.comp_busy_ns + (slot.comp_started_ns >= 0 ? now_ - slot.comp_started_ns : 0.0);
+    }
     // Sector bytes the L2 handles per stored byte (Launch::fragment_store_row_bytes).
     std::int64_t sector_factor_ = 1;
     std::int64_t l1_hit_bytes_ = 0;
@@ -883,6 +895,7 @@ bool Engine::issue_mem(std::uint32_t slot_id, std::uint32_t phase) {
         if (loaded > 0 && per_byte > 0) j.latency_ns += per_byte * loaded;
     }
     j.begin_ns = now_;
+    j.comp_mark_ns = additive_ ? comp_busy(slot) : 0.0;
     if (j.pending == 0 && j.latency_ns <= 0) return true;
     j.earliest_done_ns = std::max(now_ + alone_ns + j.latency_ns, joined_ready_ns);
     // The regions this phase requested and did not merge can be joined until they are back.
@@ -940,7 +953,9 @@ double Engine::streamed_window(const Phase& ph, std::uint32_t phase, std::uint32
     const double l_it = miss * (st_.rates.hbm_latency_ns + narrow_ns) + l1 * st_.rates.l1_latency_ns +
                         std::max(0.0, 1 - miss - l1) * st_.rates.l2_latency_ns + (drain_ns + alone_ns) / g +
                         (queued_latency(memory, inflight) - memory);  // 0 without the queueing term
-    const double c_it = (ph.comp_latency_ns + comp_alone_ns(ph)) / g;
+    // Under Rates::pipeline_additive (change 64) the window is the loads' alone: the block's
+    // compute is added to it by compute_paused.
+    const double c_it = additive_ ? 0.0 : (ph.comp_latency_ns + comp_alone_ns(ph)) / g;
     const double s = static_cast<double>(stages_);
     // Wait-then-issue (Launch::loads_after_wait): s-1 iterations' loads in flight, issued as the
     // oldest returns, so T = max(c, L / (s-1)); the compute's share binds through the SM server.
@@ -1167,6 +1182,7 @@ void Engine::start_comp(std::uint32_t id) {
     }
     servers_[kFirstSmServer + sm].add(work, id);
     reschedule(kFirstSmServer + sm);
+    slots_[j.slot].comp_started_ns = now_;
 }
 
 void Engine::job_complete(std::uint32_t job) {
@@ -1187,6 +1203,10 @@ void Engine::job_complete(std::uint32_t job) {
             }
             break;
         case JobKind::comp:
+            if (slot.comp_started_ns >= 0) {  // its work is done (change 64's compute clock)
+                slot.comp_busy_ns += now_ - slot.comp_started_ns;
+                slot.comp_started_ns = -1;
+            }
             if (!slot.mem_done[j.phase]) {  // streamed phase: wait for its loads
                 slot.comp_waiting = j.phase;
                 break;
@@ -1219,8 +1239,30 @@ bool Engine::part_served(std::uint32_t job) {
             return false;
         }
     }
+    if (compute_paused(job)) return false;
     if (store_paused(job)) return false;
     job_complete(job);
+    return true;
+}
+
+// Change 64 (Rates::pipeline_additive): a block's loads make no progress while the block computes.
+// The loop overlap probe timed the GEMM kernel and FlashAttention-2 whole, loads only and compute
+// only: whole = loads + compute within 0.87-1.08 on the grids with several blocks per SM, where
+// the pipelined law takes the larger of the two. So a load that would be back now is back later
+// by the time its block has spent computing since it was issued (or since the last such check),
+// checked again until the block's compute did not overlap the extension. The servers are not
+// touched: the bytes move as before and other blocks' loads are not held up. A loop with s stages
+// then keeps its s - 1 (wait-then-issue) or s (issue-first) loads in flight and adds its compute
+// to their period: L / (s - 1) + c and L / s + c per iteration of a latency-bound lone block.
+bool Engine::compute_paused(std::uint32_t job) {
+    if (!additive_) return false;
+    Job& j = jobs_[job];
+    if (j.kind != JobKind::mem) return false;
+    const double busy = comp_busy(slots_[j.slot]);
+    const double extra = busy - j.comp_mark_ns;
+    if (!(extra > 1e-9)) return false;
+    j.comp_mark_ns = busy;
+    push(now_ + extra, EventKind::job, job);
     return true;
 }
 
@@ -1299,6 +1341,7 @@ Result<LaunchResult> Engine::run(double start_ns) {
     const Rates& r = st_.rates;
     blocks_ = launch_.blocks();
     stages_ = r.pipeline_serial == 2 || (r.pipeline_serial == 1 && launch_.loads_after_wait) ? 1 : std::max(1, launch_.stages);
+    additive_ = stages_ >= 2 && (r.pipeline_additive == 2 || (r.pipeline_additive == 1 && launch_.loads_after_wait));
     const int per_sm = std::max(1, occ_.blocks_per_sm);
     slots_per_wave_ = static_cast<std::int64_t>(sm_count_) * per_sm;
     // Calibration::warp_smsp_pacing (change 52): the GPU puts an SM's warp slot i on sub-partition
@@ -1390,7 +1433,7 @@ Result<LaunchResult> Engine::run(double start_ns) {
             events_.pop();
             now_ = e.t;
             if (e.kind == EventKind::job) {
-                if (!store_paused(e.id)) job_complete(e.id);
+                if (!compute_paused(e.id) && !store_paused(e.id)) job_complete(e.id);
             } else if (e.kind == EventKind::comp_start) start_comp(e.id);
             else begin_block(e.id);
         } else {

@@ -60,6 +60,7 @@ struct Rates {
     double fragment_store_load_wait = 0;  // share of an SM's store wait its other blocks' loads wait (change 61)
     bool pipeline_wait_then_issue = false;    // honour Launch::loads_after_wait (change 36)
     int pipeline_serial = 0;  // a block's loads wait for its compute: 1 wait-then-issue loops, 2 all (change 63)
+    int pipeline_additive = 0;  // a block's loads stand still while it computes: 1 wait-then-issue loops, 2 all (change 64)
     bool l2_fill_in_flight = false;           // a load hit on a chunk being filled waits for it (change 43)
     double hbm_activation_bytes = 0;          // HBM bytes-worth of time per DRAM page opened (change 37)
     double hbm_narrow_segment_ns = 0;         // extra round trip of a narrow-segment miss (change 62)

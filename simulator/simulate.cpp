@@ -219,6 +219,7 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
     r.fragment_store_load_wait = c.fragment_store_load_wait;
     r.pipeline_wait_then_issue = c.pipeline_wait_then_issue != 0.0;
     r.pipeline_serial = static_cast<int>(c.pipeline_serial);
+    r.pipeline_additive = static_cast<int>(c.pipeline_additive);
     r.l2_fill_in_flight = c.l2_fill_in_flight != 0.0;
     // An HBM that opens at most A pages per second moves r bytes per ns in the time of one: r / A.
     r.hbm_activation_bytes = c.hbm_activations_per_s > 0 ? r.hbm_bytes_per_ns / (c.hbm_activations_per_s * 1e-9) : 0.0;

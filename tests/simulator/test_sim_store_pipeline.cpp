@@ -237,6 +237,82 @@ TEST_CASE("a serial wait-then-issue loop pays its loads' round trip and its comp
     }
 }
 
+// Change 64: with pipeline_additive a block's loads stand still while it computes, so the same
+// lone-block loop keeps its stages' loads in flight and adds its compute: L / (s - 1) + c per
+// iteration for the wait-then-issue order, L / s + c for the issue-first one (2 only), where the
+// pipelined law takes L / (s - 1) and (L + c) / s and the serial law L + c. Loads-only period plus
+// compute is what the loop overlap probe measured on the H200.
+TEST_CASE("an additive loop adds its compute to its pipelined loads' period", "[sim][pipeline][change64]") {
+    Hardware hw = test::test_gpu();
+    hw.calibration.calibrated = true;
+    hw.calibration.pipeline_wait_then_issue = 1;
+    const double L = hw.hbm_latency_ns + 4096 / (hw.calibration.sm_l2_bytes_per_cycle * hw.sm_clock_hz * 1e-9);
+    const double c = 5e4 / (hw.fp32_flops_per_s / hw.sm_count * 1e-9);
+    auto per_iteration = [&](int stages, bool after_wait, int additive, std::int64_t budget) {
+        hw.calibration.pipeline_additive = additive;
+        return lone_loop_iteration_ns(hw, stages, after_wait, budget);
+    };
+    for (const std::int64_t budget : {std::int64_t{200000}, std::int64_t{8}}) {  // event by event; coarsened
+        INFO("phase budget " << budget);
+        for (const int s : {2, 3}) {
+            INFO("stages " << s);
+            CHECK(per_iteration(s, true, 1, budget) == Approx(L / (s - 1) + c).epsilon(0.03));
+            CHECK(per_iteration(s, true, 2, budget) == Approx(L / (s - 1) + c).epsilon(0.03));
+            CHECK(per_iteration(s, false, 2, budget) == Approx(L / s + c).epsilon(0.03));
+            // 1 leaves the issue-first loop pipelined; 0 is the pipelined law.
+            CHECK(per_iteration(s, false, 1, budget) == Approx((L + c) / s).epsilon(0.03));
+            CHECK(per_iteration(s, true, 0, budget) == Approx(L / (s - 1)).epsilon(0.03));
+        }
+        // A one-stage loop already waits for its compute: unchanged.
+        CHECK(per_iteration(1, false, 2, budget) == Approx(per_iteration(1, false, 0, budget)));
+    }
+}
+
+// Bytes do not depend on the law, and a compute-bound loop (c well above L / (s - 1)) is still
+// its compute plus what its loads add: the law never makes a loop faster than the pipelined one.
+TEST_CASE("an additive loop moves the same bytes and is never faster than the pipelined one", "[sim][pipeline][change64]") {
+    Hardware hw = test::test_gpu();
+    hw.calibration.calibrated = true;
+    test::SimpleLaunch s;
+    s.blocks = 3 * hw.sm_count;
+    s.stages = 3;
+    s.iterations = 24;
+    s.load_bytes = 8192;
+    s.fp32_flops = 4e5;
+    Launch l = test::make_simple_launch(s);
+    l.loads_after_wait = true;
+    hw.calibration.pipeline_additive = 0;
+    auto base = sim::simulate(test::test_workload(), {l}, hw, sim::Options{});
+    hw.calibration.pipeline_additive = 1;
+    auto add = sim::simulate(test::test_workload(), {l}, hw, sim::Options{});
+    REQUIRE(base.ok());
+    REQUIRE(add.ok());
+    CHECK(add->total[Metric::dram_bytes_read] == base->total[Metric::dram_bytes_read]);
+    CHECK(add->total[Metric::lts_t_bytes] == base->total[Metric::lts_t_bytes]);
+    CHECK(add->total[Metric::gpu_time_duration] > base->total[Metric::gpu_time_duration]);
+}
+
+TEST_CASE("pipeline_additive is optional, round-trips, is 0, 1 or 2 and enters the fingerprint",
+          "[sim][pipeline][change64][profile]") {
+    Hardware hw = test::test_gpu();
+    hw.calibration.calibrated = true;
+    const std::string off = hardware_to_json(hw);
+    CHECK(off.find("pipeline_additive") == std::string::npos);
+    const std::string fp_off = profile_fingerprint(hw);
+    hw.calibration.pipeline_additive = 2.0;
+    const std::string text = hardware_to_json(hw);
+    auto back = parse_hardware(text, "test");
+    INFO((back ? std::string() : back.error().message));
+    REQUIRE(back.ok());
+    CHECK(back->calibration.pipeline_additive == 2.0);
+    CHECK(profile_fingerprint(*back) != fp_off);
+    for (const char* bad : {"3", "-1", "0.5"}) {
+        auto r = parse_hardware(test::with_field(text, "pipeline_additive", bad), "test");
+        REQUIRE_FALSE(r.ok());
+        CHECK(r.error().message.find("pipeline_additive") != std::string::npos);
+    }
+}
+
 TEST_CASE("a serial loop keeps the blocks per SM its stages' shared memory allows", "[sim][pipeline][change63]") {
     Hardware hw = test::test_gpu();
     hw.calibration.calibrated = true;
