@@ -77,9 +77,10 @@ struct Job {
     // waits have been added to it yet (Engine::store_paused).
     double begin_ns = 0;
     bool store_paused = false;
-    // Loads under Rates::pipeline_additive (change 64): the block's compute time up to which this
-    // load's round trip has been put back (Engine::compute_paused).
-    double comp_mark_ns = 0;
+    // Loads under Rates::pipeline_additive (change 64; Engine::compute_paused): the block's
+    // compute clock at issue or at the last check, when that check was (-1: not yet due), and the
+    // compute time overlapping the load that its round trip has still to make up.
+    double comp_mark_ns = 0, comp_check_ns = -1, comp_need_ns = 0;
 };
 
 struct Slot {
@@ -102,6 +103,7 @@ struct Slot {
     // Change 64: the time the slot's blocks have spent computing (their compute jobs' work on the
     // SM server, from start_comp to done), and when the running one's work began (-1: none).
     double comp_busy_ns = 0, comp_started_ns = -1;
+    std::vector<std::uint32_t> loads_on_compute;  // loads due while the block computed (change 64)
 };
 
 enum class EventKind : std::uint8_t { job, block_start, comp_start };
@@ -1206,6 +1208,9 @@ void Engine::job_complete(std::uint32_t job) {
             if (slot.comp_started_ns >= 0) {  // its work is done (change 64's compute clock)
                 slot.comp_busy_ns += now_ - slot.comp_started_ns;
                 slot.comp_started_ns = -1;
+                // Loads that fell due while it computed take up their round trip again.
+                for (const std::uint32_t id : slot.loads_on_compute) push(now_, EventKind::job, id);
+                slot.loads_on_compute.clear();
             }
             if (!slot.mem_done[j.phase]) {  // streamed phase: wait for its loads
                 slot.comp_waiting = j.phase;
@@ -1258,11 +1263,20 @@ bool Engine::compute_paused(std::uint32_t job) {
     if (!additive_) return false;
     Job& j = jobs_[job];
     if (j.kind != JobKind::mem) return false;
-    const double busy = comp_busy(slots_[j.slot]);
-    const double extra = busy - j.comp_mark_ns;
-    if (!(extra > 1e-9)) return false;
+    Slot& slot = slots_[j.slot];
+    const double busy = comp_busy(slot);
+    // Due now: the compute since the last check is owed, the time since then that was not compute
+    // is paid off (at the first check, when the load would be back, only the compute is owed).
+    const double computed = busy - j.comp_mark_ns;
+    j.comp_need_ns = j.comp_check_ns < 0 ? computed
+                                         : std::max(0.0, j.comp_need_ns - ((now_ - j.comp_check_ns) - computed));
+    j.comp_check_ns = now_;
     j.comp_mark_ns = busy;
-    push(now_ + extra, EventKind::job, job);
+    if (!(j.comp_need_ns > 1e-9)) return false;
+    // While the block computes nothing is paid off: the load waits for that compute to end
+    // (job_complete pushes it again), so a long compute costs one more event, not many.
+    if (slot.comp_started_ns >= 0) slot.loads_on_compute.push_back(job);
+    else push(now_ + j.comp_need_ns, EventKind::job, job);
     return true;
 }
 
