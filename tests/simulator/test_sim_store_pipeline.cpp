@@ -268,8 +268,9 @@ TEST_CASE("an additive loop adds its compute to its pipelined loads' period", "[
     }
 }
 
-// Bytes do not depend on the law, and a compute-bound loop (c well above L / (s - 1)) is still
-// its compute plus what its loads add: the law never makes a loop faster than the pipelined one.
+// The law moves no bytes of a launch whose blocks read their own data (in shared-tile launches the
+// bytes move as far as the new timing changes the L2's order), and a compute-bound loop (c well
+// above L / (s - 1)) is still its compute plus what its loads add: slower than the pipelined one.
 TEST_CASE("an additive loop moves the same bytes and is never faster than the pipelined one", "[sim][pipeline][change64]") {
     Hardware hw = test::test_gpu();
     hw.calibration.calibrated = true;
@@ -290,27 +291,6 @@ TEST_CASE("an additive loop moves the same bytes and is never faster than the pi
     CHECK(add->total[Metric::dram_bytes_read] == base->total[Metric::dram_bytes_read]);
     CHECK(add->total[Metric::lts_t_bytes] == base->total[Metric::lts_t_bytes]);
     CHECK(add->total[Metric::gpu_time_duration] > base->total[Metric::gpu_time_duration]);
-}
-
-TEST_CASE("pipeline_additive is optional, round-trips, is 0, 1 or 2 and enters the fingerprint",
-          "[sim][pipeline][change64][profile]") {
-    Hardware hw = test::test_gpu();
-    hw.calibration.calibrated = true;
-    const std::string off = hardware_to_json(hw);
-    CHECK(off.find("pipeline_additive") == std::string::npos);
-    const std::string fp_off = profile_fingerprint(hw);
-    hw.calibration.pipeline_additive = 2.0;
-    const std::string text = hardware_to_json(hw);
-    auto back = parse_hardware(text, "test");
-    INFO((back ? std::string() : back.error().message));
-    REQUIRE(back.ok());
-    CHECK(back->calibration.pipeline_additive == 2.0);
-    CHECK(profile_fingerprint(*back) != fp_off);
-    for (const char* bad : {"3", "-1", "0.5"}) {
-        auto r = parse_hardware(test::with_field(text, "pipeline_additive", bad), "test");
-        REQUIRE_FALSE(r.ok());
-        CHECK(r.error().message.find("pipeline_additive") != std::string::npos);
-    }
 }
 
 TEST_CASE("a serial loop keeps the blocks per SM its stages' shared memory allows", "[sim][pipeline][change63]") {
@@ -561,29 +541,41 @@ TEST_CASE("hbm_narrow_segment_ns must be a number >= 0", "[sim][hbm][change62]")
     CHECK(p.error().message.find("hbm_narrow_segment_ns") != std::string::npos);
 }
 
-TEST_CASE("pipeline_serial is optional, round-trips, is 0, 1 or 2 and enters the fingerprint",
-          "[sim][pipeline][profile][change63]") {
+// A 0/1/2 calibration field (the pipeline laws of changes 63 and 64): absent when 0, round-trips
+// 1 and 2, enters the fingerprint, and anything else is refused by name.
+void check_flag012_field(const char* name, double Calibration::*field) {
+    INFO(name);
     Hardware hw = test::test_gpu();
     hw.calibration.calibrated = true;
     const std::string off = hardware_to_json(hw);
-    CHECK(off.find("pipeline_serial") == std::string::npos);
+    CHECK(off.find(name) == std::string::npos);
     const std::string fp_off = profile_fingerprint(hw);
-    hw.calibration.pipeline_serial = 1.0;
+    hw.calibration.*field = 1.0;
     const std::string text = hardware_to_json(hw);
     auto back = parse_hardware(text, "test");
     INFO((back ? std::string() : back.error().message));
     REQUIRE(back.ok());
-    CHECK(back->calibration.pipeline_serial == 1.0);
+    CHECK(back->calibration.*field == 1.0);
     CHECK(profile_fingerprint(*back) != fp_off);
-    auto two = parse_hardware(test::with_field(text, "pipeline_serial", "2"), "test");
+    auto two = parse_hardware(test::with_field(text, name, "2"), "test");
     REQUIRE(two.ok());
-    CHECK(two->calibration.pipeline_serial == 2.0);
+    CHECK(two->calibration.*field == 2.0);
     CHECK(profile_fingerprint(*two) != profile_fingerprint(*back));
     for (const char* bad : {"3", "0.5", "-1"}) {
-        auto r = parse_hardware(test::with_field(text, "pipeline_serial", bad), "test");
+        auto r = parse_hardware(test::with_field(text, name, bad), "test");
         INFO(bad);
         REQUIRE_FALSE(r.ok());
-        CHECK(r.error().message.find("pipeline_serial") != std::string::npos);
+        CHECK(r.error().message.find(name) != std::string::npos);
         CHECK(r.error().message.find("0, 1 or 2") != std::string::npos);
     }
+}
+
+TEST_CASE("pipeline_serial is optional, round-trips, is 0, 1 or 2 and enters the fingerprint",
+          "[sim][pipeline][profile][change63]") {
+    check_flag012_field("pipeline_serial", &Calibration::pipeline_serial);
+}
+
+TEST_CASE("pipeline_additive is optional, round-trips, is 0, 1 or 2 and enters the fingerprint",
+          "[sim][pipeline][profile][change64]") {
+    check_flag012_field("pipeline_additive", &Calibration::pipeline_additive);
 }
