@@ -1253,9 +1253,10 @@ bool Engine::part_served(std::uint32_t job) {
 // Change 64 (Rates::pipeline_additive): a block's loads make no progress while the block computes.
 // The loop overlap probe timed the GEMM kernel and FlashAttention-2 whole, loads only and compute
 // only: whole = loads + compute within 0.87-1.08 on the grids with several blocks per SM, where
-// the pipelined law takes the larger of the two. So a load that would be back now is back later
-// by the time its block has spent computing since it was issued (or since the last such check),
-// checked again until the block's compute did not overlap the extension. The servers are not
+// the pipelined law takes the larger of the two. So a load that would be back now owes the time
+// its block has spent computing since it was issued, and pays it off only with time the block
+// spends not computing: due while the block computes, it waits for that compute to end
+// (Slot::loads_on_compute); otherwise it is back after what it owes, checked again then. The servers are not
 // touched: the bytes move as before and other blocks' loads are not held up. A loop with s stages
 // then keeps its s - 1 (wait-then-issue) or s (issue-first) loads in flight and adds its compute
 // to their period: L / (s - 1) + c and L / s + c per iteration of a latency-bound lone block.
