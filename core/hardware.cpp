@@ -120,6 +120,8 @@ const std::vector<CalSpec>& calibration_specs() {
         {"load_latency_ns_per_byte", &Calibration::load_latency_ns_per_byte, CalRule::non_negative, true},
         {"pipelined_load_burst_issue", &Calibration::pipelined_load_burst_issue, CalRule::flag012, true},
         {"load_latency_ns_per_tbps", &Calibration::load_latency_ns_per_tbps, CalRule::non_negative, true},
+        {"load_latency_queue_dram", &Calibration::load_latency_queue_dram, CalRule::flag, true},
+        {"block_start_spread", &Calibration::block_start_spread, CalRule::probability, true},
         {"block_reduction_ns", &Calibration::block_reduction_ns, CalRule::non_negative, true},
         {"fragment_store_bytes_per_s", &Calibration::fragment_store_bytes_per_s, CalRule::non_negative, true},
         {"fragment_store_issue_ns_per_byte", &Calibration::fragment_store_issue_ns_per_byte, CalRule::non_negative, true},
@@ -618,6 +620,8 @@ std::string profile_fingerprint(const Hardware& hw) {
     if (c.load_latency_ns_per_byte > 0) cal << " load_latency_ns_per_byte " << c.load_latency_ns_per_byte;
     if (c.pipelined_load_burst_issue != 0.0) cal << " pipelined_load_burst_issue " << c.pipelined_load_burst_issue;
     if (c.load_latency_ns_per_tbps > 0) cal << " load_latency_ns_per_tbps " << c.load_latency_ns_per_tbps;
+    if (c.load_latency_queue_dram != 0.0) cal << " load_latency_queue_dram " << c.load_latency_queue_dram;
+    if (c.block_start_spread > 0) cal << " block_start_spread " << c.block_start_spread;
     if (c.block_reduction_ns > 0) cal << " block_reduction_ns " << c.block_reduction_ns;
     if (c.fragment_store_bytes_per_s > 0) cal << " fragment_store_bytes_per_s " << c.fragment_store_bytes_per_s;
     if (c.fragment_store_issue_ns_per_byte > 0)

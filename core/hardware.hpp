@@ -184,6 +184,21 @@ struct Calibration {
     // no sooner than its bytes are served). 0 = none (the default: profiles without the field
     // predict exactly as before).
     double load_latency_ns_per_tbps = 0.0;
+    // Simulator: the queueing term above counts DRAM traffic only (0 or 1; docs/validation change
+    // 65). 1: B is the bytes in flight that missed in the L2 (one iteration's fills per load
+    // phase), and only a miss's round trip (the HBM latency) grows with it; an L2 hit's does not.
+    // The probes that measured the term (change 27's softmax grid, change 62's segment stream)
+    // streamed from DRAM; an L2 hit does not queue at the DRAM. 0 (the default): every load in
+    // flight counts and every round trip grows, as before.
+    double load_latency_queue_dram = 0.0;
+    // Simulator: blocks after the first wave start out of step (docs/validation change 65). The
+    // engine is deterministic and identical blocks that start together stay in lock-step for the
+    // whole launch, where the hardware's drift apart (the QK^T timeline probe, change 60: 3-8% of
+    // a block's starts fall within 5% of its length of another start on its SM). With a in (0, 1],
+    // a block that replaces a retired one starts after block_overhead_ns x (1 + a (2u - 1)), u in
+    // [0, 1) a hash of its index: the mean is unchanged, the first wave starts together (the
+    // residency series, change 41). 0 (the default): every block after block_overhead_ns.
+    double block_start_spread = 0.0;
     // Simulator: the latency of one block-wide reduction (kernels/softmax block_reduce: five
     // dependent warp shuffles, a shared-memory exchange between the warps and two barriers),
     // which every warp of the block waits for before the next pass over its row can load. The

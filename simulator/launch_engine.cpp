@@ -73,6 +73,7 @@ struct Job {
     // latency. Queueing in the servers overlaps the latency (see part_served).
     double earliest_done_ns = 0;
     double inflight_bytes = 0;  // loads: what the job adds to the bytes in flight (one iteration's)
+    double dram_inflight_bytes = 0;  // the same, its L2 misses only (Rates::latency_queue_dram)
     // Loads and compute (change 61): when the job began, and whether the other blocks' store
     // waits have been added to it yet (Engine::store_paused).
     double begin_ns = 0;
@@ -360,9 +361,20 @@ private:
     // its G iterations of the real pipeline take when latency-bound (see the definition).
     // `drain_ns`, `alone_ns`: the burst-drain term and the uncontended transfer of all G;
     // `narrow_ns`: the narrow-segment misses' extra round trip (change 62; 0 without it).
+    // `inflight`, `dram_inflight`: the bytes in flight GPU-wide, all and L2 misses only.
     double streamed_window(const Phase& ph, std::uint32_t phase, std::uint32_t missing_steps,
                            std::uint32_t l1_steps, double drain_ns, double alone_ns, double inflight,
-                           double narrow_ns) const;
+                           double dram_inflight, double narrow_ns) const;
+    // The queueing term's share of a round trip that mixes `miss` HBM and `l2` L2 latencies
+    // (0 without the term): the mixed latency's growth with all bytes in flight, or, under
+    // Rates::latency_queue_dram (change 65), the misses' HBM latency's growth with the bytes in
+    // flight that missed.
+    double queue_extra(double miss, double l2, double inflight, double dram_inflight) const {
+        if (st_.rates.latency_queue_dram)
+            return miss * (queued_latency(st_.rates.hbm_latency_ns, dram_inflight) - st_.rates.hbm_latency_ns);
+        const double memory = miss * st_.rates.hbm_latency_ns + l2 * st_.rates.l2_latency_ns;
+        return queued_latency(memory, inflight) - memory;
+    }
     // A phase's compute with its block alone on the SM (at the SM server's per-job rate; every
     // SM server is configured alike), without the warp model's fixed wait.
     double comp_alone_ns(const Phase& ph) const {
@@ -415,6 +427,7 @@ private:
     double lrc_in_step_;  // chance that blocks reading the same tile start in step (0: no coalescer)
     double lrc_merged_ = 0;  // expected read bytes the coalescer merged
     double inflight_bytes_ = 0;  // loads issued and not back, one iteration's bytes per phase
+    double dram_inflight_bytes_ = 0;  // the same, L2 misses only (Rates::latency_queue_dram)
     // Requests on their way that a request for the same region may still join: region -> when it
     // was issued, when it can be back. A joined entry is removed (requests merge in pairs).
     struct LrcKey {
@@ -763,7 +776,18 @@ void Engine::dispatch(std::uint32_t slot_id) {
     slot.start_ns = now_;
     slot.hbm_bytes = slot.l2_bytes = slot.smem_bytes = 0;
     slot.outstanding = 0;
-    push(now_ + st_.rates.block_overhead_ns, EventKind::block_start, slot_id);
+    double overhead = st_.rates.block_overhead_ns;
+    // Change 65 (Rates::block_start_spread): a block after the first wave starts after
+    // overhead x (1 + a (2u - 1)), u in [0, 1) a hash of its index (splitmix64's finaliser).
+    if (st_.rates.block_start_spread > 0 && slot.block >= slots_per_wave_) {
+        std::uint64_t x = static_cast<std::uint64_t>(slot.block) + 0x9e3779b97f4a7c15ull;
+        x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+        x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+        x ^= x >> 31;
+        const double u = static_cast<double>(x >> 11) * 0x1.0p-53;
+        overhead *= 1.0 + st_.rates.block_start_spread * (2.0 * u - 1.0);
+    }
+    push(now_ + overhead, EventKind::block_start, slot_id);
 }
 
 void Engine::begin_block(std::uint32_t slot_id) {
@@ -867,30 +891,36 @@ bool Engine::issue_mem(std::uint32_t slot_id, std::uint32_t phase) {
     j.inflight_bytes = requested / iterations *
                        (ph.streamed ? std::min(iterations, static_cast<double>(stages_)) : 1.0);
     const double inflight = inflight_bytes_ + j.inflight_bytes;
+    // Change 65: the misses' share of those bytes, for a queueing term that counts DRAM traffic only.
+    if (st_.rates.latency_queue_dram)
+        j.dram_inflight_bytes = static_cast<double>(acc.fill_bytes) / iterations *
+                                (ph.streamed ? std::min(iterations, static_cast<double>(stages_)) : 1.0);
+    const double dram_inflight = dram_inflight_bytes_ + j.dram_inflight_bytes;
     if (ph.streamed) {
         // The window covers the transfer too: the latency is what it leaves.
         j.latency_ns = std::max(0.0, streamed_window(ph, phase, missing_steps, l1_steps, loaded * per_byte, alone_ns,
-                                                     inflight, narrow_ns) -
+                                                     inflight, dram_inflight, narrow_ns) -
                                          alone_ns);
     } else {
         // One phase: HBM latency if anything missed, else L2 latency, else (all L1 hits) L1
         // latency. A coarsened serial phase pays one latency per iteration: HBM's for the share
         // of its load steps that missed, L1's for the share that L1 served alone, L2's for the rest.
         if (ph.latency_scale <= 1) {
+            const bool dram = st_.rates.latency_queue_dram;
             j.latency_ns = (acc.fill_bytes > 0 || acc.pending_bytes > 0)
-                               ? queued_latency(st_.rates.hbm_latency_ns, inflight) + narrow_ns
-                               : (requested > 0 ? queued_latency(st_.rates.l2_latency_ns, inflight)
+                               ? queued_latency(st_.rates.hbm_latency_ns, dram ? dram_inflight : inflight) + narrow_ns
+                               : (requested > 0 ? (dram ? st_.rates.l2_latency_ns
+                                                        : queued_latency(st_.rates.l2_latency_ns, inflight))
                                                 : (l1_hits > 0 ? st_.rates.l1_latency_ns : 0.0));
         } else {
             const double steps = static_cast<double>(ph.load_end - ph.load_begin);
             const double miss_share = static_cast<double>(missing_steps) / steps;
             const double l1_share = static_cast<double>(l1_steps) / steps;
-            const double memory = miss_share * st_.rates.hbm_latency_ns +
-                                  std::max(0.0, 1 - miss_share - l1_share) * st_.rates.l2_latency_ns;
             j.latency_ns = ph.latency_scale * (miss_share * (st_.rates.hbm_latency_ns + narrow_ns) +
                                                l1_share * st_.rates.l1_latency_ns +
                                                std::max(0.0, 1 - miss_share - l1_share) * st_.rates.l2_latency_ns +
-                                               (queued_latency(memory, inflight) - memory));  // 0 without the term
+                                               queue_extra(miss_share, std::max(0.0, 1 - miss_share - l1_share),
+                                                           inflight, dram_inflight));  // 0 without the term
         }
         // Burst drain: the last of a thread's requests returns later the more it loads (a coarsened
         // serial phase holds G iterations' bytes, i.e. G bursts paid in sequence).
@@ -910,6 +940,7 @@ bool Engine::issue_mem(std::uint32_t slot_id, std::uint32_t phase) {
     const std::uint32_t id = new_job(j);
     ++slot.outstanding;
     inflight_bytes_ += j.inflight_bytes;
+    dram_inflight_bytes_ += j.dram_inflight_bytes;
     if (j.pending == 0) {
         push(now_ + j.latency_ns, EventKind::job, id);
         return false;
@@ -946,15 +977,14 @@ double Engine::queued_latency(double base_ns, double inflight) const {
 // N = 2048, 128 x 128 tiles, G = 2: 905 us coarsened against 1140 us exact).
 double Engine::streamed_window(const Phase& ph, std::uint32_t phase, std::uint32_t missing_steps,
                                std::uint32_t l1_steps, double drain_ns, double alone_ns, double inflight,
-                               double narrow_ns) const {
+                               double dram_inflight, double narrow_ns) const {
     const double g = std::max<double>(1, ph.iterations);
     const double steps = std::max<double>(1, ph.load_end - ph.load_begin);
     const double miss = std::min(1.0, static_cast<double>(missing_steps) / g);
     const double l1 = std::min(1.0 - miss, static_cast<double>(l1_steps) / steps);
-    const double memory = miss * st_.rates.hbm_latency_ns + std::max(0.0, 1 - miss - l1) * st_.rates.l2_latency_ns;
     const double l_it = miss * (st_.rates.hbm_latency_ns + narrow_ns) + l1 * st_.rates.l1_latency_ns +
                         std::max(0.0, 1 - miss - l1) * st_.rates.l2_latency_ns + (drain_ns + alone_ns) / g +
-                        (queued_latency(memory, inflight) - memory);  // 0 without the queueing term
+                        queue_extra(miss, std::max(0.0, 1 - miss - l1), inflight, dram_inflight);  // 0 without the term
     // Under Rates::pipeline_additive (change 64) the window is the loads' alone: the block's
     // compute is added to it by compute_paused.
     const double c_it = additive_ ? 0.0 : (ph.comp_latency_ns + comp_alone_ns(ph)) / g;
@@ -1193,7 +1223,10 @@ void Engine::job_complete(std::uint32_t job) {
     if (j.kind == JobKind::store) return;  // posted: its block may have retired already
     Slot& slot = slots_[j.slot];
     --slot.outstanding;
-    if (j.kind == JobKind::mem) inflight_bytes_ = std::max(0.0, inflight_bytes_ - j.inflight_bytes);
+    if (j.kind == JobKind::mem) {
+        inflight_bytes_ = std::max(0.0, inflight_bytes_ - j.inflight_bytes);
+        dram_inflight_bytes_ = std::max(0.0, dram_inflight_bytes_ - j.dram_inflight_bytes);
+    }
     switch (j.kind) {
         case JobKind::mem:
             slot.mem_done[j.phase] = 1;
