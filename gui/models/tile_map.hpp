@@ -52,7 +52,7 @@ std::string tile_map_csv(const TileMap& map);
 
 // The band around the fastest tile inside which the calibrated model cannot order tiles reliably:
 // on the H100's and H200's held-out halves it orders two tiles right at least 95% of the time only
-// when it predicts them 10% or more apart (50-82% within 5%; docs/validation/report.md, "Tile
+// when it predicts them 10% or more apart (50-77% within 5%; docs/validation/report.md, "Tile
 // choice", and README "When to trust the predicted best tile"). The time map outlines the tiles
 // within it as ties of the best.
 inline constexpr double kTieBand = 0.10;
