@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <bit>
 
+#include "simulator/splitmix.hpp"
+
 namespace tilescope::sim {
 
 void L2Cache::reset(std::int64_t capacity_bytes, std::int64_t min_chunk_bytes, std::size_t buffers,
@@ -88,11 +90,10 @@ void L2Cache::map_erase(std::uint64_t key) {
     }
 }
 
-std::uint64_t L2Cache::next_random() {  // splitmix64
-    std::uint64_t x = (rng_ += 0x9e3779b97f4a7c15ull);
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
+std::uint64_t L2Cache::next_random() {
+    const std::uint64_t x = splitmix64(rng_);
+    rng_ += 0x9e3779b97f4a7c15ull;
+    return x;
 }
 
 // Sampled victims, chosen kBatch at a time when chunks are small: all kBatch x ways_ draws are
@@ -301,12 +302,8 @@ void L2System::set_buffer(std::uint32_t id, std::int64_t bytes, std::int64_t chu
 }
 
 int L2System::home(std::uint32_t id, std::uint64_t c) const {
-    // splitmix64 finaliser of (buffer, chunk): neighbouring chunks get independent homes.
-    std::uint64_t x = (static_cast<std::uint64_t>(id) << 44) ^ c;
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    x ^= x >> 31;
+    // splitmix64 of (buffer, chunk): neighbouring chunks get independent homes.
+    const std::uint64_t x = splitmix64((static_cast<std::uint64_t>(id) << 44) ^ c);
     return static_cast<int>(x % static_cast<std::uint64_t>(parts_.size()));
 }
 

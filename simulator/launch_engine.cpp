@@ -24,6 +24,7 @@
 // sets that rate. Barriers only order steps, which the phase order already does; they cost
 // nothing extra here.
 #include "simulator/launch_engine.hpp"
+#include "simulator/splitmix.hpp"
 
 #include <algorithm>
 #include <array>
@@ -778,13 +779,9 @@ void Engine::dispatch(std::uint32_t slot_id) {
     slot.outstanding = 0;
     double overhead = st_.rates.block_overhead_ns;
     // Change 65 (Rates::block_start_spread): a block after the first wave starts after
-    // overhead x (1 + a (2u - 1)), u in [0, 1) a hash of its index (splitmix64's finaliser).
+    // overhead x (1 + a (2u - 1)), u in [0, 1) from splitmix64 of its index.
     if (st_.rates.block_start_spread > 0 && slot.block >= slots_per_wave_) {
-        std::uint64_t x = static_cast<std::uint64_t>(slot.block) + 0x9e3779b97f4a7c15ull;
-        x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-        x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-        x ^= x >> 31;
-        const double u = static_cast<double>(x >> 11) * 0x1.0p-53;
+        const double u = static_cast<double>(splitmix64(static_cast<std::uint64_t>(slot.block)) >> 11) * 0x1.0p-53;
         overhead *= 1.0 + st_.rates.block_start_spread * (2.0 * u - 1.0);
     }
     push(now_ + overhead, EventKind::block_start, slot_id);
@@ -888,13 +885,11 @@ bool Engine::issue_mem(std::uint32_t slot_id, std::uint32_t phase) {
     // phase stands for `iterations` of them in sequence; a streamed one keeps up to `stages` of
     // them in flight). L1 hits never reach the memory system.
     const double iterations = std::max<double>(1, ph.iterations);
-    j.inflight_bytes = requested / iterations *
-                       (ph.streamed ? std::min(iterations, static_cast<double>(stages_)) : 1.0);
+    const double window = ph.streamed ? std::min(iterations, static_cast<double>(stages_)) : 1.0;
+    j.inflight_bytes = requested / iterations * window;
     const double inflight = inflight_bytes_ + j.inflight_bytes;
     // Change 65: the misses' share of those bytes, for a queueing term that counts DRAM traffic only.
-    if (st_.rates.latency_queue_dram)
-        j.dram_inflight_bytes = static_cast<double>(acc.fill_bytes) / iterations *
-                                (ph.streamed ? std::min(iterations, static_cast<double>(stages_)) : 1.0);
+    if (st_.rates.latency_queue_dram) j.dram_inflight_bytes = static_cast<double>(acc.fill_bytes) / iterations * window;
     const double dram_inflight = dram_inflight_bytes_ + j.dram_inflight_bytes;
     if (ph.streamed) {
         // The window covers the transfer too: the latency is what it leaves.

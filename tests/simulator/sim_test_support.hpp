@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <initializer_list>
 #include <random>
 #include <string>
 #include <vector>
@@ -268,6 +269,31 @@ inline std::string with_field(std::string text, const std::string& key, const st
     const auto end = text.find_first_of(",}", at);
     text.replace(at, end - at, "\"" + key + "\":" + value);
     return text;
+}
+
+// An optional calibration field `name`: absent from the profile while 0, in it and in the
+// fingerprint once set to `value`, read back as set, and each of `bad` refused by name.
+inline void check_optional_field(const char* name, double Calibration::*field, double value,
+                                 std::initializer_list<const char*> bad) {
+    INFO(name);
+    Hardware hw = test_gpu();
+    hw.calibration.calibrated = true;
+    const std::string fp0 = profile_fingerprint(hw);
+    CHECK(hardware_to_json(hw).find(name) == std::string::npos);
+    hw.calibration.*field = value;
+    CHECK(profile_fingerprint(hw) != fp0);
+    const std::string text = hardware_to_json(hw);
+    auto back = parse_hardware(text, "test");
+    INFO((back ? std::string() : back.error().message));
+    REQUIRE(back.ok());
+    CHECK(back->calibration.*field == value);
+    CHECK(profile_fingerprint(*back) != fp0);
+    for (const char* b : bad) {
+        auto r = parse_hardware(with_field(text, name, b), "test");
+        INFO(b);
+        REQUIRE_FALSE(r.ok());
+        CHECK(r.error().message.find(name) != std::string::npos);
+    }
 }
 
 }  // namespace tilescope::test

@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -87,36 +86,8 @@ TEST_CASE("block start spread: the first wave starts together and later blocks s
           p1.total[Metric::gpu_time_duration]);
 }
 
-namespace {
-
-// An optional calibration field: absent from the profile while 0, in it and in the fingerprint
-// once set to `value`, read back as set, and each of `bad` refused by name.
-void check_optional_field(const char* name, double Calibration::*field, double value,
-                          std::initializer_list<const char*> bad) {
-    INFO(name);
-    Hardware hw = test::test_gpu();
-    hw.calibration.calibrated = true;
-    const std::string fp0 = profile_fingerprint(hw);
-    CHECK(hardware_to_json(hw).find(name) == std::string::npos);
-    hw.calibration.*field = value;
-    CHECK(profile_fingerprint(hw) != fp0);
-    const std::string text = hardware_to_json(hw);
-    auto back = parse_hardware(text, "test");
-    INFO((back ? std::string() : back.error().message));
-    REQUIRE(back.ok());
-    CHECK(back->calibration.*field == value);
-    for (const char* b : bad) {
-        auto r = parse_hardware(test::with_field(text, name, b), "test");
-        INFO(b);
-        REQUIRE_FALSE(r.ok());
-        CHECK(r.error().message.find(name) != std::string::npos);
-    }
-}
-
-}  // namespace
-
 TEST_CASE("block start spread: kept in the profile between 0 and 1 and absent from the fingerprint at 0", "[sim][change65]") {
-    check_optional_field("block_start_spread", &Calibration::block_start_spread, 0.5, {"1.5", "-0.1"});
+    test::check_optional_field("block_start_spread", &Calibration::block_start_spread, 0.5, {"1.5", "-0.1"});
 }
 
 namespace {
@@ -168,5 +139,5 @@ TEST_CASE("DRAM-only queueing: L2 hits do not queue and misses queue as before",
 }
 
 TEST_CASE("DRAM-only queueing: a 0 or 1 field kept in the profile and the fingerprint", "[sim][change65]") {
-    check_optional_field("load_latency_queue_dram", &Calibration::load_latency_queue_dram, 1.0, {"2", "0.5"});
+    test::check_optional_field("load_latency_queue_dram", &Calibration::load_latency_queue_dram, 1.0, {"2", "0.5"});
 }
