@@ -32,7 +32,12 @@ def training_naive_cases(tilescope, gpu, dataset, predictions):
     cmd = [tilescope, "validate", "--gpu", gpu, "--measurements", dataset, "--split", "train", "--format", "json"]
     if predictions:
         cmd += ["--predictions", predictions]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    run = subprocess.run(cmd, capture_output=True, text=True)
+    if run.returncode != 0:
+        why = (run.stderr.strip().splitlines() or ["exit status %d" % run.returncode])[-1]
+        sys.exit(f"fit_l1.py: cannot read the split with --predictions {predictions} and profile {gpu} ({why}); "
+                 "give the profile they were made with as --split-gpu")
+    out = run.stdout
     return {c["case"] for c in json.loads(out)["cases"] if c["split"] == "train"}
 
 
@@ -98,7 +103,11 @@ def main():
     ap.add_argument("dataset")
     ap.add_argument("--gpu", required=True, help="the profile to start from (its other fields are kept)")
     ap.add_argument("--predictions", required=True,
-                    help="stored predictions of --gpu (validate reads the split from them without simulating)")
+                    help="stored predictions of --gpu, or of --split-gpu when given (validate reads the split "
+                         "from them without simulating)")
+    ap.add_argument("--split-gpu", default=None,
+                    help="the profile --predictions were made with, when --gpu is a candidate they do not match "
+                         "(only the split is read; default: --gpu)")
     ap.add_argument("--also", action="append", default=[], help="extra measured series (softmax lines are used)")
     ap.add_argument("--grid", default="0.30:1.00:0.05", help="first:last:step of the fraction (default 0.30:1.00:0.05)")
     ap.add_argument("--lru", action="store_true", help="keep LRU replacement (the comparison: --grid 1:1:1 --lru)")
@@ -108,7 +117,7 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     a = ap.parse_args()
 
-    train = training_naive_cases(a.tilescope, a.gpu, a.dataset, a.predictions)
+    train = training_naive_cases(a.tilescope, a.split_gpu or a.gpu, a.dataset, a.predictions)
     pts = launches(a.dataset, train, a.also, not a.no_dataset_softmax)
     if not pts:
         sys.exit("fit_l1.py: no training launch reads through the L1")
