@@ -27,7 +27,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
 
-def training_naive_cases(tilescope, gpu, dataset, predictions):
+def training_naive_cases(tilescope, gpu, dataset, predictions, hint=""):
     """Case names of the training half (validate's own split rule)."""
     cmd = [tilescope, "validate", "--gpu", gpu, "--measurements", dataset, "--split", "train", "--format", "json"]
     if predictions:
@@ -35,8 +35,7 @@ def training_naive_cases(tilescope, gpu, dataset, predictions):
     run = subprocess.run(cmd, capture_output=True, text=True)
     if run.returncode != 0:
         why = (run.stderr.strip().splitlines() or ["exit status %d" % run.returncode])[-1]
-        sys.exit(f"fit_l1.py: cannot read the split with --predictions {predictions} and profile {gpu} ({why}); "
-                 "give the profile they were made with as --split-gpu")
+        sys.exit(f"fit_l1.py: cannot read the split with --predictions {predictions} and profile {gpu} ({why}){hint}")
     out = run.stdout
     return {c["case"] for c in json.loads(out)["cases"] if c["split"] == "train"}
 
@@ -117,7 +116,8 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     a = ap.parse_args()
 
-    train = training_naive_cases(a.tilescope, a.split_gpu or a.gpu, a.dataset, a.predictions)
+    hint = "" if a.split_gpu else "; give the profile they were made with as --split-gpu"
+    train = training_naive_cases(a.tilescope, a.split_gpu or a.gpu, a.dataset, a.predictions, hint)
     pts = launches(a.dataset, train, a.also, not a.no_dataset_softmax)
     if not pts:
         sys.exit("fit_l1.py: no training launch reads through the L1")
