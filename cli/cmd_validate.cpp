@@ -3,7 +3,10 @@
 //   tilescope validate --gpu PROFILE --measurements FILE [--model sim] [--split heldout|train|all]
 //                      [--format table|json|markdown] [--out DIR] [--check] [--jobs N]
 //                      [--save-predictions FILE | --predictions FILE [--verify-sample K]]
+//   tilescope validate --measurements FILE --list-split [--split train|heldout|all]
 //
+// --list-split prints each case's side of the fixed split (validate/split.hpp) from the
+// measurements alone: no profile, no prediction (validate/scripts/fit_l1.py reads it).
 // --out DIR writes DIR/validation.{txt,json} or, for markdown, DIR/README.md plus one PNG
 // scatter plot per metric; without --out the report goes to stdout (markdown without plots).
 // --check exits with code 5 when a held-out target is missed (targets: validate/validate.hpp).
@@ -71,7 +74,11 @@ int run_validate(int argc, char** argv) {
          "|t64x64); the report names the selection")
         ("list-costs", po::bool_switch(),
          "print each case's simulation cost proxy and name, a line each in data-set order, and stop "
-         "(the COSTS input of validate/scripts/shard_dataset.py)");
+         "(the COSTS input of validate/scripts/shard_dataset.py)")
+        ("list-split", po::bool_switch(),
+         "print each case's side of the fixed split and its name ('train NAME' or 'heldout NAME'), a line "
+         "each in data-set order, and stop; needs no --gpu, predicts nothing; every case unless --split "
+         "is given");
     po::variables_map vm;
     if (Status parsed = parse_command_line(argc, argv, opts, vm); !parsed)
         return cli_fail(2, "validate: " + parsed.error().message);
@@ -82,8 +89,19 @@ int run_validate(int argc, char** argv) {
                      "Exit codes: 0 ok, 2 bad input, 5 targets missed (--check), 1 internal failure.\n";
         return 0;
     }
-    if (vm.count("gpu") == 0) return cli_fail(2, "validate: --gpu is required");
+    const bool list_split = vm["list-split"].as<bool>();
+    if (vm.count("gpu") == 0 && !list_split) return cli_fail(2, "validate: --gpu is required");
     if (vm.count("measurements") == 0) return cli_fail(2, "validate: --measurements is required");
+    if (list_split) {
+        // Only the measurements' case names and the split rule: options that predict or report
+        // would be silently ignored, so refuse them.
+        for (const char* o : {"list-costs", "check", "exact"})
+            if (vm[o].as<bool>())
+                return cli_fail(2, std::string("validate: --list-split lists the cases' split and predicts nothing: it takes no --") + o);
+        for (const char* o : {"gpu", "baseline", "save-predictions", "predictions", "out"})
+            if (vm.count(o) != 0)
+                return cli_fail(2, std::string("validate: --list-split lists the cases' split and predicts nothing: it takes no --") + o);
+    }
     if (vm["verify-sample"].as<int>() < 0) return cli_fail(2, "validate: --verify-sample must be >= 0");
     if (vm["list-costs"].as<bool>() && vm["check"].as<bool>())
         return cli_fail(2, "validate: --list-costs lists the cases' costs and predicts nothing: it takes no --check");
@@ -95,8 +113,6 @@ int run_validate(int argc, char** argv) {
     const int jobs = vm["jobs"].as<int>();
     if (jobs < 1 || jobs > 1024) return cli_fail(2, "validate: --jobs must be in [1, 1024] (got " + std::to_string(jobs) + ")");
 
-    auto hw = load_hardware(vm["gpu"].as<std::string>());
-    if (!hw) return cli_fail(2, hw.error().message);
     auto data = validate::load_dataset(vm["measurements"].as<std::string>());
     if (!data) return cli_fail(2, data.error().message);
     if (vm.count("cases-matching") != 0) {
@@ -115,6 +131,16 @@ int run_validate(int argc, char** argv) {
         data->origin += " (the " + std::to_string(data->cases.size()) + " of " + std::to_string(before) +
                         " cases matching " + list + ")";
     }
+    if (list_split) {
+        const bool all = vm["split"].defaulted() || *filter == validate::SplitFilter::all;
+        for (const auto& c : data->cases) {
+            if (!all && (c.split == validate::Split::train) != (*filter == validate::SplitFilter::train)) continue;
+            std::cout << validate::to_string(c.split) << ' ' << c.name << '\n';
+        }
+        return 0;
+    }
+    auto hw = load_hardware(vm["gpu"].as<std::string>());
+    if (!hw) return cli_fail(2, hw.error().message);
     if (vm["list-costs"].as<bool>()) {
         for (const auto& c : data->cases)
             std::cout << validate::simulation_cost(c.measured.workload, *hw) << ' ' << c.name << '\n';

@@ -9,7 +9,8 @@ measured per-launch lts__t_bytes.sum; predicted as the standalone softmax launch
 batch x heads x seq, cols = seq, one row per block, 4 warps, 1024 columns per step, the safe
 variant, as core/lower_naive.cpp builds it) and the softmax cases of extra series given with
 --also (tilescope measure JSON lines, e.g. the residency series; not in the data set, so neither
-half). The held-out half is never read: the split comes from `tilescope validate --split train`.
+half). The held-out half is never read: the split comes from `tilescope validate --list-split
+--split train`, which reads only the measurements' case names (no profile, no predictions).
 
 For each fraction on the grid it predicts every launch with `tilescope predict` and sums the
 squared relative lts errors; it prints one line per fraction and the best. Run from the
@@ -27,17 +28,14 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
 
-def training_naive_cases(tilescope, gpu, dataset, predictions, hint=""):
-    """Case names of the training half (validate's own split rule)."""
-    cmd = [tilescope, "validate", "--gpu", gpu, "--measurements", dataset, "--split", "train", "--format", "json"]
-    if predictions:
-        cmd += ["--predictions", predictions]
+def training_naive_cases(tilescope, dataset):
+    """Case names of the training half (validate's own split rule, from the measurements alone)."""
+    cmd = [tilescope, "validate", "--measurements", dataset, "--list-split", "--split", "train"]
     run = subprocess.run(cmd, capture_output=True, text=True)
     if run.returncode != 0:
         why = (run.stderr.strip().splitlines() or ["exit status %d" % run.returncode])[-1]
-        sys.exit(f"fit_l1.py: cannot read the split with --predictions {predictions} and profile {gpu} ({why}){hint}")
-    out = run.stdout
-    return {c["case"] for c in json.loads(out)["cases"] if c["split"] == "train"}
+        sys.exit(f"fit_l1.py: cannot read the split of {dataset} ({why})")
+    return {line.split(" ", 1)[1] for line in run.stdout.splitlines() if line.startswith("train ")}
 
 
 def case_name(w):
@@ -101,12 +99,6 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("dataset")
     ap.add_argument("--gpu", required=True, help="the profile to start from (its other fields are kept)")
-    ap.add_argument("--predictions", required=True,
-                    help="stored predictions of --gpu, or of --split-gpu when given (validate reads the split "
-                         "from them without simulating)")
-    ap.add_argument("--split-gpu", default=None,
-                    help="the profile --predictions were made with, when --gpu is a candidate they do not match "
-                         "(only the split is read; default: --gpu)")
     ap.add_argument("--also", action="append", default=[], help="extra measured series (softmax lines are used)")
     ap.add_argument("--grid", default="0.30:1.00:0.05", help="first:last:step of the fraction (default 0.30:1.00:0.05)")
     ap.add_argument("--lru", action="store_true", help="keep LRU replacement (the comparison: --grid 1:1:1 --lru)")
@@ -116,8 +108,7 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     a = ap.parse_args()
 
-    hint = "" if a.split_gpu else "; give the profile they were made with as --split-gpu"
-    train = training_naive_cases(a.tilescope, a.split_gpu or a.gpu, a.dataset, a.predictions, hint)
+    train = training_naive_cases(a.tilescope, a.dataset)
     pts = launches(a.dataset, train, a.also, not a.no_dataset_softmax)
     if not pts:
         sys.exit("fit_l1.py: no training launch reads through the L1")
