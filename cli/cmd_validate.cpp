@@ -132,6 +132,8 @@ int run_validate(int argc, char** argv) {
                         " cases matching " + list + ")";
     }
     if (list_split) {
+        // As a report would: a file with no measured case is an input error, not an empty list.
+        if (data->cases.empty()) return cli_fail(2, "measurements " + data->origin + " hold no usable case");
         const bool all = vm["split"].defaulted() || *filter == validate::SplitFilter::all;
         for (const auto& c : data->cases) {
             if (!all && (c.split == validate::Split::train) != (*filter == validate::SplitFilter::train)) continue;
