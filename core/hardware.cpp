@@ -82,7 +82,7 @@ const std::vector<FieldSpec>& field_specs() {
     return specs;
 }
 
-enum class CalRule { efficiency, non_negative, positive, probability, flag, flag012 };
+enum class CalRule { efficiency, non_negative, positive, probability, flag, flag012, count };
 struct CalSpec {
     const char* name;
     double Calibration::*member;
@@ -122,6 +122,7 @@ const std::vector<CalSpec>& calibration_specs() {
         {"load_latency_ns_per_tbps", &Calibration::load_latency_ns_per_tbps, CalRule::non_negative, true},
         {"load_latency_queue_dram", &Calibration::load_latency_queue_dram, CalRule::flag, true},
         {"block_start_spread", &Calibration::block_start_spread, CalRule::probability, true},
+        {"hbm_server_slots", &Calibration::hbm_server_slots, CalRule::count, true},
         {"block_reduction_ns", &Calibration::block_reduction_ns, CalRule::non_negative, true},
         {"fragment_store_bytes_per_s", &Calibration::fragment_store_bytes_per_s, CalRule::non_negative, true},
         {"fragment_store_issue_ns_per_byte", &Calibration::fragment_store_issue_ns_per_byte, CalRule::non_negative, true},
@@ -335,6 +336,9 @@ public:
             } else if (it->rule == CalRule::flag012) {
                 if (!nv || !(*nv == 0.0 || *nv == 1.0 || *nv == 2.0))
                     return fail(path, "must be 0, 1 or 2 (got " + show(*val) + ")");
+            } else if (it->rule == CalRule::count) {
+                if (!nv || !(*nv >= 0.0 && *nv <= 1e6 && *nv == std::floor(*nv)))
+                    return fail(path, "must be a whole number in [0, 1000000] (got " + show(*val) + ")");
             } else if (it->rule == CalRule::positive) {
                 if (!nv || !std::isfinite(*nv) || *nv <= 0)
                     return fail(path, "must be a positive number (got " + show(*val) + ")");
@@ -622,6 +626,7 @@ std::string profile_fingerprint(const Hardware& hw) {
     if (c.load_latency_ns_per_tbps > 0) cal << " load_latency_ns_per_tbps " << c.load_latency_ns_per_tbps;
     if (c.load_latency_queue_dram != 0.0) cal << " load_latency_queue_dram " << c.load_latency_queue_dram;
     if (c.block_start_spread > 0) cal << " block_start_spread " << c.block_start_spread;
+    if (c.hbm_server_slots > 0) cal << " hbm_server_slots " << c.hbm_server_slots;
     if (c.block_reduction_ns > 0) cal << " block_reduction_ns " << c.block_reduction_ns;
     if (c.fragment_store_bytes_per_s > 0) cal << " fragment_store_bytes_per_s " << c.fragment_store_bytes_per_s;
     if (c.fragment_store_issue_ns_per_byte > 0)

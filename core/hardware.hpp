@@ -199,6 +199,16 @@ struct Calibration {
     // [0, 1) a hash of its index: the mean is unchanged, the first wave starts together (the
     // residency series, change 41). 0 (the default): every block after block_overhead_ns.
     double block_start_spread = 0.0;
+    // Simulator: the HBM server's service slots (docs/validation change 68). The memory servers
+    // share their bandwidth by processor sharing, which finishes equal requests that arrived
+    // together at the same instant, so blocks of a first wave that start in step stay in step,
+    // load after load (the online softmax's first wave alternates between a saturated and a
+    // nearly idle HBM). With S > 0, at most S requests share the HBM's bandwidth at once and the
+    // rest wait first come first served (limited processor sharing): requests that arrive
+    // together leave in turn, S at a time, and the blocks drift apart as the hardware's do. Only
+    // launches with more than S requests in the HBM at once change (softmax-like grids of many
+    // small blocks). 0 (the default): every request shares it, as before. A whole number.
+    double hbm_server_slots = 0.0;
     // Simulator: the latency of one block-wide reduction (kernels/softmax block_reduce: five
     // dependent warp shuffles, a shared-memory exchange between the warps and two barriers),
     // which every warp of the block waits for before the next pass over its row can load. The

@@ -1418,6 +1418,8 @@ Result<LaunchResult> Engine::run(double start_ns) {
     sm_store_wait_ns_.assign(static_cast<std::size_t>(sm_count_), 0.0);
     servers_[kHbmServer].configure(r.hbm_bytes_per_ns, std::numeric_limits<double>::infinity());
     servers_[kL2Server].configure(r.l2_bytes_per_ns, r.sm_l2_bytes_per_ns);
+    // Change 68 (Rates::hbm_server_slots): at most that many requests share the HBM at once.
+    servers_[kHbmServer].set_slots(r.hbm_server_slots);
     servers_[kFragServer].configure(r.fragment_store_bytes_per_ns > 0 ? r.fragment_store_bytes_per_ns : 1.0,
                                     std::numeric_limits<double>::infinity());
     for (int s = 0; s < sm_count_; ++s)

@@ -53,6 +53,7 @@ struct Rates {
     int pipelined_load_burst_issue = 0;
     double load_latency_ns_per_tbps = 0;      // per TB/s moved by the loads in flight (queueing)
     bool latency_queue_dram = false;          // the queueing counts and delays L2 misses only (change 65)
+    std::uint32_t hbm_server_slots = 0;       // 0 = processor sharing; else limited (change 68)
     double block_start_spread = 0;            // later waves' block starts spread by this share (change 65)
     double block_reduction_ns = 0;            // one block-wide reduction (StepKind::reduction)
     double fragment_store_bytes_per_ns = 0;   // 0 = fragment stores cost what other stores do

@@ -8,6 +8,13 @@
 // n only changes how fast the virtual clock runs, never the order. This is what makes fair
 // sharing of HBM and L2 bandwidth among hundreds of blocks cheap enough for 1,000-point sweeps.
 //
+// Limited processor sharing (set_slots(S), S > 0; docs/validation change 68): at most S jobs are
+// in service and share the capacity as above; a job that arrives when S are in service waits in
+// a first-come-first-served queue and enters service, with its whole work, when one leaves.
+// Equal jobs that arrive together then leave in turn, S at a time, instead of all at once.
+// Example: capacity 10 B/ns, S = 1, jobs a and b of 50 B at t = 0: a leaves at 5, b at 10 (with
+// plain sharing both leave at 10).
+//
 // Worked example: capacity 10 B/ns, no cap. Job a (100 B) arrives at t=0; job b (50 B) at t=5.
 //   t in [0,5): n=1, r=10, V: 0 -> 50.  b's stamp = 50 + 50 = 100, a's stamp = 100.
 //   t >= 5: n=2, r=5; V reaches 100 at t = 5 + 50/5 = 15: both finish at 15 (150 B in 15 ns).
@@ -16,6 +23,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <deque>
 #include <limits>
 #include <queue>
 #include <vector>
@@ -30,6 +38,7 @@ public:
     }
     void reset(double now_ns) {
         heap_ = {};
+        waiting_.clear();
         n_ = 0;
         virtual_ = 0;
         last_ns_ = now_ns;
@@ -42,7 +51,12 @@ public:
     double solo_rate() const { return std::min(capacity_, cap_); }
     // Total work served per ns right now.
     double throughput() const { return job_rate() * static_cast<double>(n_); }
-    std::uint32_t jobs() const { return n_; }
+    // Jobs in service plus jobs waiting for a slot.
+    std::uint32_t jobs() const { return n_ + static_cast<std::uint32_t>(waiting_.size()); }
+    // Jobs waiting for a slot (limited processor sharing only).
+    std::uint32_t waiting() const { return static_cast<std::uint32_t>(waiting_.size()); }
+    // At most `slots` jobs in service, the rest queue first come first served; 0: no limit.
+    void set_slots(std::uint32_t slots) { slots_ = slots; }
     double last_ns() const { return last_ns_; }
 
     // Moves the virtual clock to `now_ns`.
@@ -55,6 +69,10 @@ public:
 
     // Adds a job with `work` > 0 units. Call advance(now) first.
     void add(double work, std::uint32_t job) {
+        if (slots_ > 0 && n_ >= slots_) {
+            waiting_.push_back(Waiting{work, job});
+            return;
+        }
         heap_.push(Entry{virtual_ + work, seq_++, job});
         ++n_;
     }
@@ -80,6 +98,12 @@ public:
             heap_.pop();
             --n_;
         }
+        // Freed slots go to the waiting jobs in arrival order.
+        while (slots_ > 0 && n_ < slots_ && !waiting_.empty()) {
+            heap_.push(Entry{virtual_ + waiting_.front().work, seq_++, waiting_.front().job});
+            waiting_.pop_front();
+            ++n_;
+        }
     }
 
 private:
@@ -92,7 +116,13 @@ private:
             return seq > o.seq;
         }
     };
+    struct Waiting {
+        double work;
+        std::uint32_t job;
+    };
     std::priority_queue<Entry> heap_;
+    std::deque<Waiting> waiting_;
+    std::uint32_t slots_ = 0;
     std::uint32_t n_ = 0;
     double capacity_ = 0;
     double cap_ = std::numeric_limits<double>::infinity();

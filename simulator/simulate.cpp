@@ -213,6 +213,7 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
     r.load_latency_ns_per_tbps = c.load_latency_ns_per_tbps;
     r.latency_queue_dram = c.load_latency_queue_dram != 0.0;
     r.block_start_spread = c.block_start_spread;
+    r.hbm_server_slots = static_cast<std::uint32_t>(c.hbm_server_slots);
     r.block_reduction_ns = c.block_reduction_ns;
     r.fragment_store_bytes_per_ns = c.fragment_store_bytes_per_s * 1e-9;
     r.fragment_store_issue_ns_per_byte = c.fragment_store_issue_ns_per_byte;
