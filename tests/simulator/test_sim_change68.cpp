@@ -114,7 +114,7 @@ std::set<double> block_ends(const Prediction& p) {
 
 }  // namespace
 
-TEST_CASE("HBM service slots: blocks that start in step drift apart; bytes unchanged", "[sim][change68]") {
+TEST_CASE("HBM service slots: blocks that start in step drift apart with the same bytes", "[sim][change68]") {
     const Launch launch = in_step_wave();
     const Prediction ps = test::run({launch}, slots_gpu(0));
     const Prediction lps = test::run({launch}, slots_gpu(132));
