@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <set>
 #include <vector>
 
@@ -34,26 +35,29 @@ std::vector<double> drain(PsServer& s, std::size_t jobs) {
     return done_at;
 }
 
+// A server of capacity 10 per ns with `slots` (0: plain sharing) and these jobs, ids 0, 1, ...,
+// all arriving at t = 0.
+PsServer server(std::uint32_t slots, std::initializer_list<double> works) {
+    PsServer s;
+    s.configure(10, 1e300);
+    s.set_slots(slots);
+    s.reset(0);
+    std::uint32_t id = 0;
+    for (double w : works) s.add(w, id++);
+    return s;
+}
+
 }  // namespace
 
 TEST_CASE("limited processor sharing: equal jobs that arrive together leave in turn", "[sim][change68]") {
     // Plain sharing: capacity 10 per ns, two jobs of 50 at t = 0 both leave at 10.
-    PsServer ps;
-    ps.configure(10, 1e300);
-    ps.reset(0);
-    ps.add(50, 0);
-    ps.add(50, 1);
+    PsServer ps = server(0, {50, 50});
     const auto shared = drain(ps, 2);
     CHECK(shared[0] == Approx(10));
     CHECK(shared[1] == Approx(10));
 
     // One slot: the first leaves at 5 at the full rate, the second waits and leaves at 10.
-    PsServer one;
-    one.configure(10, 1e300);
-    one.set_slots(1);
-    one.reset(0);
-    one.add(50, 0);
-    one.add(50, 1);
+    PsServer one = server(1, {50, 50});
     CHECK(one.jobs() == 2);
     CHECK(one.waiting() == 1);
     CHECK(one.throughput() == Approx(10));
@@ -63,11 +67,7 @@ TEST_CASE("limited processor sharing: equal jobs that arrive together leave in t
 
     // Two slots, four jobs of 20: pairs leave at 4 and 8, in arrival order; the same bytes take
     // the same time as with plain sharing (the server never idles while jobs wait).
-    PsServer two;
-    two.configure(10, 1e300);
-    two.set_slots(2);
-    two.reset(0);
-    for (std::uint32_t j = 0; j < 4; ++j) two.add(20, j);
+    PsServer two = server(2, {20, 20, 20, 20});
     const auto pairs = drain(two, 4);
     CHECK(pairs[0] == Approx(4));
     CHECK(pairs[1] == Approx(4));
@@ -76,12 +76,7 @@ TEST_CASE("limited processor sharing: equal jobs that arrive together leave in t
     CHECK(two.jobs() == 0);
 
     // As many slots as jobs: exactly plain sharing.
-    PsServer many;
-    many.configure(10, 1e300);
-    many.set_slots(2);
-    many.reset(0);
-    many.add(50, 0);
-    many.add(50, 1);
+    PsServer many = server(2, {50, 50});
     CHECK(drain(many, 2) == shared);
 }
 
