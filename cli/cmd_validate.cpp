@@ -101,6 +101,9 @@ int run_validate(int argc, char** argv) {
         for (const char* o : {"gpu", "baseline", "save-predictions", "predictions", "out"})
             if (vm.count(o) != 0)
                 return cli_fail(2, std::string("validate: --list-split lists the cases' split and predicts nothing: it takes no --") + o);
+        for (const char* o : {"model", "format", "verify-sample", "jobs"})
+            if (!vm[o].defaulted())
+                return cli_fail(2, std::string("validate: --list-split lists the cases' split and predicts nothing: it takes no --") + o);
     }
     if (vm["verify-sample"].as<int>() < 0) return cli_fail(2, "validate: --verify-sample must be >= 0");
     if (vm["list-costs"].as<bool>() && vm["check"].as<bool>())
