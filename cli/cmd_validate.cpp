@@ -95,14 +95,10 @@ int run_validate(int argc, char** argv) {
     if (list_split) {
         // Only the measurements' case names and the split rule: options that predict or report
         // would be silently ignored, so refuse them.
-        for (const char* o : {"list-costs", "check", "exact"})
-            if (vm[o].as<bool>())
-                return cli_fail(2, std::string("validate: --list-split lists the cases' split and predicts nothing: it takes no --") + o);
-        for (const char* o : {"gpu", "baseline", "save-predictions", "predictions", "out"})
-            if (vm.count(o) != 0)
-                return cli_fail(2, std::string("validate: --list-split lists the cases' split and predicts nothing: it takes no --") + o);
-        for (const char* o : {"model", "format", "verify-sample", "jobs"})
-            if (!vm[o].defaulted())
+        // Given = on the command line: present and not a default (a bool switch is always present).
+        for (const char* o : {"gpu", "model", "exact", "format", "out", "check", "baseline", "save-predictions",
+                              "predictions", "verify-sample", "jobs", "list-costs"})
+            if (vm.count(o) != 0 && !vm[o].defaulted())
                 return cli_fail(2, std::string("validate: --list-split lists the cases' split and predicts nothing: it takes no --") + o);
     }
     if (vm["verify-sample"].as<int>() < 0) return cli_fail(2, "validate: --verify-sample must be >= 0");
