@@ -452,6 +452,17 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
             if (fitted && base.calibration.calibrated) {
                 how += "; a reference only: the fit starts at the calibrated base profile's " + sci(*field);
             } else {
+                // Not fitted, so the microbenchmark sets it. On a calibrated base whose value was
+                // fitted away from the microbenchmark (tensor_efficiency, fitted with the per-warp
+                // mma rate), that silently moves the model off the profile being refitted: said
+                // in the report and at once on the progress stream, before the fit runs.
+                if (base.calibration.calibrated && std::abs(*field - measured) > 0.005 * measured) {
+                    const std::string why = std::string(d.param) + ": the calibrated base profile's " + sci(*field) +
+                                            " is replaced by the microbenchmark's " + sci(measured) +
+                                            " (not in --fit; list it there to refit from " + sci(*field) + ")";
+                    how += "; replaces the calibrated base profile's " + sci(*field) + " (not in --fit)";
+                    if (options.progress) options.progress("warning: " + why);
+                }
                 *field = measured;
             }
             r.parameters.push_back({d.param, measured, how});

@@ -711,3 +711,66 @@ TEST_CASE("a refit of a calibrated profile starts a fitted parameter at the prof
     REQUIRE(started.ok());
     CHECK(started->rms_log_error_before == Approx(rms_at(0.3)).epsilon(1e-9));
 }
+
+TEST_CASE("a refit that leaves a calibrated profile's efficiency out of --fit says that the microbenchmark replaces it",
+          "[validate][calibrate]") {
+    // Change 69's trap: the bundled profile's tensor_efficiency (0.348) was fitted with the
+    // per-warp mma rate; a refit of other parameters takes the microbenchmark's (0.635) instead.
+    // It still does (the microbenchmark is the measured number), but says so before the fit runs.
+    const Calibration truth = toy_truth();
+    Dataset d = toy_data(truth);
+    d.microbench.push_back({"tensor_fp16", 0.8e15, "flops_per_s"});
+    Hardware base;
+    base.name = "toy";
+    base.tensor_fp16_flops_per_s = 1e15;
+    base.calibration = truth;
+    base.calibration.tensor_efficiency = 0.45;
+    base.calibration.calibrated = true;
+    CalibrateOptions o;
+    o.fit = {"block_overhead_ns"};
+    o.max_evaluations = 20;
+    std::vector<std::string> said;
+    o.progress = [&](const std::string& line) { said.push_back(line); };
+    auto warned_about_tensor = [&] {
+        return std::count_if(said.begin(), said.end(), [](const std::string& l) {
+            return l.rfind("warning: tensor_efficiency: the calibrated base profile's", 0) == 0 &&
+                   l.find("replaced by the microbenchmark's") != std::string::npos &&
+                   l.find("list it there") != std::string::npos;
+        });
+    };
+    auto entry = [](const CalibrationResult& r) {
+        for (const auto& p : r.parameters)
+            if (p.name == "tensor_efficiency") return p.how;
+        return std::string("(none)");
+    };
+
+    auto r = calibrate(d, base, toy(), o);
+    REQUIRE(r.ok());
+    CHECK(r->hw.calibration.tensor_efficiency == Approx(0.8));  // the behaviour is unchanged
+    CHECK(warned_about_tensor() == 1);
+    CHECK(entry(*r).find("replaces the calibrated base profile's") != std::string::npos);
+
+    // Listed in --fit: it starts at the profile's value, and nothing is said.
+    said.clear();
+    o.fit = {"block_overhead_ns", "tensor_efficiency"};
+    r = calibrate(d, base, toy(), o);
+    REQUIRE(r.ok());
+    CHECK(warned_about_tensor() == 0);
+
+    // A datasheet profile (not calibrated): the microbenchmark is its first value, nothing to say.
+    said.clear();
+    base.calibration.calibrated = false;
+    o.fit = {"block_overhead_ns"};
+    r = calibrate(d, base, toy(), o);
+    REQUIRE(r.ok());
+    CHECK(warned_about_tensor() == 0);
+    CHECK(entry(*r).find("replaces") == std::string::npos);
+
+    // A calibrated profile already at the microbenchmark's value: nothing replaced, nothing said.
+    said.clear();
+    base.calibration.calibrated = true;
+    base.calibration.tensor_efficiency = 0.8;
+    r = calibrate(d, base, toy(), o);
+    REQUIRE(r.ok());
+    CHECK(warned_about_tensor() == 0);
+}
