@@ -9,8 +9,9 @@ measured per-launch lts__t_bytes.sum; predicted as the standalone softmax launch
 batch x heads x seq, cols = seq, one row per block, 4 warps, 1024 columns per step, the safe
 variant, as core/lower_naive.cpp builds it) and the softmax cases of extra series given with
 --also (tilescope measure JSON lines, e.g. the residency series; not in the data set, so neither
-half). The held-out half is never read: the split comes from `tilescope validate --list-split
---split train`, which reads only the measurements' case names (no profile, no predictions).
+half). The held-out half's measurements are never used: each case line's side comes from
+`tilescope validate --list-split`, which reads only the measurements' case names (no profile, no
+predictions), paired with the data set's case lines in file order.
 
 For each fraction on the grid it predicts every launch with `tilescope predict` and sums the
 squared relative lts errors; it prints one line per fraction and the best. Run from the
@@ -28,27 +29,34 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
 
-def training_naive_cases(tilescope, dataset):
-    """Case names of the training half (validate's own split rule, from the measurements alone)."""
-    cmd = [tilescope, "validate", "--measurements", dataset, "--list-split", "--split", "train"]
+def case_lines(dataset):
+    """The data set's measured cases, in file order: the lines validate reads as cases (a workload,
+    status "ok" or none; not microbenchmarks, not the cases listed as skipped)."""
+    for line in open(dataset):
+        if not line.startswith("{"):
+            continue
+        d = json.loads(line)
+        if "workload" in d and d.get("status", "ok") == "ok":
+            yield d
+
+
+def training_lines(tilescope, dataset):
+    """For every case line of the data set, in file order, whether it is a training case: validate's
+    own split rule and case names (`--list-split` prints one line per case, in file order), so this
+    script builds no case name itself."""
+    cmd = [tilescope, "validate", "--measurements", dataset, "--list-split"]
     run = subprocess.run(cmd, capture_output=True, text=True)
     if run.returncode != 0:
         why = (run.stderr.strip().splitlines() or ["exit status %d" % run.returncode])[-1]
         sys.exit(f"fit_l1.py: cannot read the split of {dataset} ({why})")
-    return {line.split(" ", 1)[1] for line in run.stdout.splitlines() if line.startswith("train ")}
-
-
-def case_name(w):
-    """validate's case name of a naive-attention workload (validate/split.hpp)."""
-    return (f"attention-naive/{w['dtype']}/b{w['batch']}/h{w['heads']}/n{w['seq']}/nkv{w['seq_kv']}/d{w['head_dim']}"
-            f"/c{1 if w.get('causal') else 0}/{w['variant']}|t{w['tile_m']}x{w['tile_n']}x{w['tile_k']}"
-            f"/s{w['stages']}/w{w['warps']}")
-
-
-def softmax_case_name(w):
-    """validate's case name of a softmax workload."""
-    return (f"softmax/{w['dtype']}/{w['variant']}/r{w['rows']}/c{w['cols']}|t{w['tile_m']}x{w['tile_n']}x"
-            f"{w.get('tile_k', 0)}/s{w['stages']}/w{w['warps']}")
+    listed = [line.split(" ", 1) for line in run.stdout.splitlines()]
+    kernels = [d["workload"]["kernel"] for d in case_lines(dataset)]
+    # The pairing is by position: it must be one listed case per case line, of the same kernel.
+    if len(listed) != len(kernels) or any(len(x) != 2 or x[1].split("/", 1)[0] != k
+                                          for x, k in zip(listed, kernels)):
+        sys.exit(f"fit_l1.py: `validate --list-split` lists {len(listed)} cases for the {len(kernels)} case lines of "
+                 f"{dataset}, or not in their order")
+    return [side == "train" for side, _ in listed]
 
 
 def softmax_flags(w):
@@ -58,17 +66,17 @@ def softmax_flags(w):
 
 
 def launches(dataset, train, also, dataset_softmax=True):
-    """(softmax workload flags, measured lts) per launch."""
+    """(softmax workload flags, measured lts) per launch; train[i]: the data set's i-th case line is a
+    training case."""
     out = []
-    for line in open(dataset):
-        if not line.startswith('{"workload"'):
-            continue
-        d = json.loads(line)
+    for d, is_train in zip(case_lines(dataset), train):
         w = d["workload"]
-        if w["kernel"] == "softmax" and dataset_softmax and softmax_case_name(w) in train:  # change 27's grid
+        if not is_train:
+            continue
+        if w["kernel"] == "softmax" and dataset_softmax:  # change 27's grid
             out.append((softmax_flags(w), d["launches"][0]["metrics"]["lts__t_bytes.sum"]))
             continue
-        if w["kernel"] != "attention-naive" or case_name(w) not in train:
+        if w["kernel"] != "attention-naive":
             continue
         sm = [x for x in d["launches"] if x["name"].endswith(":softmax")]
         if not sm:
@@ -108,7 +116,7 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     a = ap.parse_args()
 
-    train = training_naive_cases(a.tilescope, a.dataset)
+    train = training_lines(a.tilescope, a.dataset)
     pts = launches(a.dataset, train, a.also, not a.no_dataset_softmax)
     if not pts:
         sys.exit("fit_l1.py: no training launch reads through the L1")
