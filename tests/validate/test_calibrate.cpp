@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <utility>
 
 #include "core/metrics.hpp"
 #include "validate/calibrate.hpp"
@@ -651,12 +652,10 @@ TEST_CASE("the within-sweep weight makes the fit keep tiles' times relative to e
     CHECK(fit_report_json(*weighted).find("\"within_sweep_weight\"") != std::string::npos);
 }
 
-TEST_CASE("a refit of a calibrated profile starts a fitted parameter at the profile's value, not the microbenchmark",
-          "[validate][calibrate]") {
-    // The profile's tensor_efficiency (0.45, a previous fit's) and the microbenchmark's (0.8)
-    // differ; the data come from 0.62. The fit's "before" figures must be those of the point it
-    // starts at: the profile's when the profile is calibrated, the microbenchmark's otherwise.
-    const Calibration truth = toy_truth();
+namespace {
+// The toy data set with a tensor microbenchmark at 0.8 of the peak, and a base profile whose
+// tensor_efficiency (0.45, as a previous fit's would be) differs from it.
+std::pair<Dataset, Hardware> toy_with_tensor_microbench(const Calibration& truth) {
     Dataset d = toy_data(truth);
     d.microbench.push_back({"tensor_fp16", 0.8e15, "flops_per_s"});
     Hardware base;
@@ -664,6 +663,19 @@ TEST_CASE("a refit of a calibrated profile starts a fitted parameter at the prof
     base.tensor_fp16_flops_per_s = 1e15;
     base.calibration = truth;
     base.calibration.tensor_efficiency = 0.45;
+    return {std::move(d), std::move(base)};
+}
+}  // namespace
+
+TEST_CASE("a refit of a calibrated profile starts a fitted parameter at the profile's value, not the microbenchmark",
+          "[validate][calibrate]") {
+    // The profile's tensor_efficiency (0.45, a previous fit's) and the microbenchmark's (0.8)
+    // differ; the data come from 0.62. The fit's "before" figures must be those of the point it
+    // starts at: the profile's when the profile is calibrated, the microbenchmark's otherwise.
+    const Calibration truth = toy_truth();
+    auto toy_pair = toy_with_tensor_microbench(truth);
+    Dataset& d = toy_pair.first;
+    Hardware& base = toy_pair.second;
     CalibrateOptions o;
     o.fit = {"tensor_efficiency"};
     o.max_evaluations = 200;
@@ -718,13 +730,9 @@ TEST_CASE("a refit that leaves a calibrated profile's efficiency out of --fit sa
     // per-warp mma rate; a refit of other parameters takes the microbenchmark's (0.635) instead.
     // It still does (the microbenchmark is the measured number), but says so before the fit runs.
     const Calibration truth = toy_truth();
-    Dataset d = toy_data(truth);
-    d.microbench.push_back({"tensor_fp16", 0.8e15, "flops_per_s"});
-    Hardware base;
-    base.name = "toy";
-    base.tensor_fp16_flops_per_s = 1e15;
-    base.calibration = truth;
-    base.calibration.tensor_efficiency = 0.45;
+    auto toy_pair = toy_with_tensor_microbench(truth);
+    Dataset& d = toy_pair.first;
+    Hardware& base = toy_pair.second;
     base.calibration.calibrated = true;
     CalibrateOptions o;
     o.fit = {"block_overhead_ns"};
