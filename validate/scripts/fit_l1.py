@@ -40,8 +40,8 @@ def case_lines(dataset):
             yield d
 
 
-def training_lines(tilescope, dataset):
-    """For every case line of the data set, in file order, whether it is a training case: validate's
+def training_lines(tilescope, dataset, cases):
+    """For every case line of the data set (cases: case_lines(dataset)), whether it is a training case: validate's
     own split rule and case names (`--list-split` prints one line per case, in file order), so this
     script builds no case name itself."""
     cmd = [tilescope, "validate", "--measurements", dataset, "--list-split"]
@@ -50,7 +50,7 @@ def training_lines(tilescope, dataset):
         why = (run.stderr.strip().splitlines() or ["exit status %d" % run.returncode])[-1]
         sys.exit(f"fit_l1.py: cannot read the split of {dataset} ({why})")
     listed = [line.split(" ", 1) for line in run.stdout.splitlines()]
-    kernels = [d["workload"]["kernel"] for d in case_lines(dataset)]
+    kernels = [d["workload"]["kernel"] for d in cases]
     # The pairing is by position: it must be one listed case per case line, of the same kernel.
     if len(listed) != len(kernels) or any(len(x) != 2 or x[1].split("/", 1)[0] != k
                                           for x, k in zip(listed, kernels)):
@@ -65,11 +65,11 @@ def softmax_flags(w):
             str(w["stages"]))
 
 
-def launches(dataset, train, also, dataset_softmax=True):
-    """(softmax workload flags, measured lts) per launch; train[i]: the data set's i-th case line is a
-    training case."""
+def launches(cases, train, also, dataset_softmax=True):
+    """(softmax workload flags, measured lts) per launch; cases: the data set's case lines,
+    train[i]: whether cases[i] is a training case."""
     out = []
-    for d, is_train in zip(case_lines(dataset), train):
+    for d, is_train in zip(cases, train):
         w = d["workload"]
         if not is_train:
             continue
@@ -116,8 +116,9 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     a = ap.parse_args()
 
-    train = training_lines(a.tilescope, a.dataset)
-    pts = launches(a.dataset, train, a.also, not a.no_dataset_softmax)
+    cases = list(case_lines(a.dataset))  # read once: the split's pairing and the launches
+    train = training_lines(a.tilescope, a.dataset, cases)
+    pts = launches(cases, train, a.also, not a.no_dataset_softmax)
     if not pts:
         sys.exit("fit_l1.py: no training launch reads through the L1")
     distinct = sorted({f for f, _ in pts})
