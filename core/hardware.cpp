@@ -115,6 +115,7 @@ const std::vector<CalSpec>& calibration_specs() {
         {"warp_chain_ns", &Calibration::warp_chain_ns, CalRule::non_negative, true},
         {"warp_chain_ns_per_instruction", &Calibration::warp_chain_ns_per_instruction, CalRule::non_negative, true},
         {"issue_efficiency", &Calibration::issue_efficiency, CalRule::probability, true},
+        {"issue_phase_work", &Calibration::issue_phase_work, CalRule::flag, true},
         {"sm_l2_bytes_per_cycle", &Calibration::sm_l2_bytes_per_cycle, CalRule::positive},
         {"load_latency_scale", &Calibration::load_latency_scale, CalRule::positive, true},
         {"load_latency_ns_per_byte", &Calibration::load_latency_ns_per_byte, CalRule::non_negative, true},
@@ -614,6 +615,7 @@ std::string profile_fingerprint(const Hardware& hw) {
         if (c.warp_load_issue_serial != 0.0) cal << " warp_load_issue_serial " << c.warp_load_issue_serial;
         if (c.warp_fill_wait_ns_per_byte > 0) cal << " warp_fill_wait_ns_per_byte " << c.warp_fill_wait_ns_per_byte;
         if (c.warp_wait_shared != 0.0) cal << " warp_wait_shared " << c.warp_wait_shared;
+        if (c.issue_phase_work != 0.0) cal << " issue_phase_work " << c.issue_phase_work;
         if (c.warp_smsp_pacing != 0.0) cal << " warp_smsp_pacing " << c.warp_smsp_pacing;
         if (c.warp_chain_ns_per_instruction > 0)
             cal << " warp_chain_ns " << c.warp_chain_ns << " warp_chain_ns_per_instruction "

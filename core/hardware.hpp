@@ -107,6 +107,15 @@ struct Calibration {
     // a quarter of each iteration, which the H100's per-wave times do not show (change 48).
     // Power-law form only. 0 = off: profiles without the field predict exactly as before.
     double warp_wait_shared = 0.0;
+    // Simulator: a phase's warp-instructions (the softmax lowering's issue steps) are work on its SM
+    // server (0 or 1; docs/validation change 72): a phase takes at least its block's instructions
+    // x 1 / (sub-partitions x clock x issue_efficiency) of the SM, shared with the SM's other
+    // blocks, and a block uses at most min(1, warps / sub-partitions) of the SM (one instruction
+    // per clock per warp's sub-partition). The softmax timeline probe measured a pass's time per
+    // step on the H200 at about (warps per sub-partition x a warp's instructions per step) / clock:
+    // the step is the schedulers' issue, not a fixed round trip. 0 (the default): the instructions
+    // only floor the whole launch (issue_efficiency, change 59), as before.
+    double issue_phase_work = 0.0;
     // Simulator: each block is paced by the busiest SM sub-partition its warps sit on (0 or 1;
     // docs/validation change 52). The power law's k is the SM's average of warps per
     // sub-partition, B x w / 4; but warps are whole, and the GPU puts warp slot i of an SM on

@@ -404,6 +404,7 @@ private:
     double tensor_flops_per_ns_;  // one SM's tensor rate for this launch (latency limit applied)
     WarpModel warp_;
     double issue_cap_ = 0;              // issue form: the SM servers' per-job cap (load_program)
+    bool issue_phase_cap_ = false;      // issue_phase_work: the cap raised to min(1, w / 4) (load_program)
     bool issue_cap_from_mma_ = false;   // ... set from an mma phase (final)
     // ns per stored byte a fragment-store phase adds to its SM's work (0 unless the launch
     // stores fragments and the profile sets Rates::fragment_store_issue_ns_per_byte).
@@ -485,7 +486,7 @@ private:
     // load_program's last phase amounts (smem, tensor, fp32, sfu), its global load and shared
     // memory read bytes (warp model only) and the times derived from them.
     std::array<double, kUnits> memo_amount_{}, memo_frac_{};
-    double memo_load_bytes_ = 0, memo_smem_read_ = 0;
+    double memo_load_bytes_ = 0, memo_smem_read_ = 0, memo_issue_ = 0;
     double memo_comp_ns_ = 0;
     double memo_ld_ns_ = 0;  // the serial load issue's part of memo_comp_ns_ (Phase::warp_ld_ns)
     double memo_lone_ns_ = 0;  // memo_comp_ns_'s phase for a block alone on its SM (change 56)
@@ -609,7 +610,7 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
         ph.load_begin = ph.load_end = static_cast<std::uint32_t>(slot.loads.size());
         ph.store_begin = ph.store_end = static_cast<std::uint32_t>(slot.stores.size());
         const std::int32_t it = steps[i].iteration;
-        double smem = 0, smem_read = 0, tensor = 0, fp32 = 0, sfu = 0, load_bytes = 0, reductions = 0;
+        double smem = 0, smem_read = 0, tensor = 0, fp32 = 0, sfu = 0, load_bytes = 0, reductions = 0, instr = 0;
         for (; i < n && steps[i].iteration == it; ++i) {
             const Step& s = steps[i];
             switch (s.kind) {
@@ -637,7 +638,7 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
                     break;
                 case StepKind::barrier: break;
                 case StepKind::reduction: reductions += s.amount; break;
-                case StepKind::issue: totals.warp_instructions += s.amount; break;
+                case StepKind::issue: totals.warp_instructions += s.amount; instr += s.amount; break;
             }
         }
         ph.load_end = static_cast<std::uint32_t>(slot.loads.size());
@@ -646,7 +647,7 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
         // Consecutive iterations (and blocks) mostly repeat the same amounts: reuse the last
         // phase's times instead of redoing the eight divisions (the same inputs give the same
         // bits, so results are unchanged).
-        if (amount != memo_amount_ ||
+        if (amount != memo_amount_ || instr != memo_issue_ ||
             (warp_.on && (load_bytes != memo_load_bytes_ || smem_read != memo_smem_read_))) {
             const std::array<double, kUnits> rate = {r.smem_bytes_per_ns, tensor_flops_per_ns_,
                                                      r.fp32_flops_per_ns, r.sfu_ops_per_ns};
@@ -678,11 +679,21 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
                     if (warp_.serial_load) ld_ns = warp_.k * warp_.issue_ns_per_load_byte * load_bytes / warp_.blocks;
                 }
             }
+            // The phase's warp-instructions as SM work (Calibration::issue_phase_work, change 72): at
+            // least the SM's issue time for them; the pipes' shares below shrink accordingly.
+            if (r.issue_phase_work && instr > 0) {
+                const double issue_ns = instr * r.ns_per_issued_instruction;
+                if (issue_ns > comp_ns) {
+                    comp_ns = issue_ns;
+                    ld_ns = 0;
+                }
+            }
             std::array<double, kUnits> frac{};
             if (comp_ns > 0) {
                 for (std::size_t u = 0; u < kUnits; ++u) frac[u] = t[u] / comp_ns;
             }
             memo_amount_ = amount;
+            memo_issue_ = instr;
             memo_load_bytes_ = load_bytes;
             memo_smem_read_ = smem_read;
             memo_comp_ns_ = comp_ns;
@@ -702,6 +713,24 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
                     const std::uint32_t id = kFirstSmServer + static_cast<std::uint32_t>(sm);
                     advance_server(id);
                     servers_[id].configure(1.0, cap);
+                    if (servers_[id].jobs() > 0) reschedule(id);
+                }
+            }
+        }
+        // Instructions as phase work (change 72): a block issues at most one instruction per clock
+        // on each sub-partition its warps sit on, so its share of the SM may reach min(1, w / 4)
+        // whatever smaller cap the warp model set.
+        if (r.issue_phase_work && instr > 0 && !issue_phase_cap_) {
+            issue_phase_cap_ = true;
+            const double own = std::min(1.0, static_cast<double>(launch_.threads_per_block) / 32.0 /
+                                                 static_cast<double>(std::max(1, r.sm_subpartitions)));
+            const double was = issue_cap_ > 0 ? issue_cap_ : (warp_.on ? warp_.job_cap : 1.0);
+            if (own > was) {
+                issue_cap_ = own;
+                for (int sm = 0; sm < sm_count_; ++sm) {
+                    const std::uint32_t id = kFirstSmServer + static_cast<std::uint32_t>(sm);
+                    advance_server(id);
+                    servers_[id].configure(1.0, own);
                     if (servers_[id].jobs() > 0) reschedule(id);
                 }
             }

@@ -41,6 +41,7 @@ struct Rates {
     // SM time per warp-instruction issued, 1 / (sub-partitions x clock x Calibration::issue_efficiency);
     // 0 = issue not charged (change 59).
     double ns_per_issued_instruction = 0;
+    bool issue_phase_work = false;  // Calibration::issue_phase_work: instructions as phase work (change 72)
     int sm_subpartitions = 4;
     double fp32_flops_per_ns = 0;      // one SM
     double sfu_ops_per_ns = 0;         // one SM

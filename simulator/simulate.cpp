@@ -109,6 +109,10 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
         return make_error("profile " + hw.name + ": calibration.issue_efficiency must be in [0, 1] (got " +
                           std::to_string(c.issue_efficiency) + ")");
     }
+    if (c.issue_phase_work != 0.0 && !(c.issue_efficiency > 0)) {
+        return make_error("profile " + hw.name +
+                          ": calibration.issue_phase_work 1 needs issue_efficiency > 0 (the issue rate it charges; got 0)");
+    }
     if (c.fragment_store_own_drain != 0.0 && !(c.fragment_store_bytes_per_s > 0)) {
         return make_error("profile " + hw.name +
                           ": calibration.fragment_store_own_drain = 1 needs calibration.fragment_store_bytes_per_s > 0 "
@@ -202,6 +206,7 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
     r.ns_per_issued_instruction = c.issue_efficiency > 0 && hw.sm_clock_hz > 0
                                       ? 1e9 / (std::max(1, hw.sm_subpartitions) * hw.sm_clock_hz * c.issue_efficiency)
                                       : 0.0;
+    r.issue_phase_work = c.issue_phase_work != 0.0;
     r.sm_subpartitions = std::max(1, hw.sm_subpartitions);
     r.fp32_flops_per_ns = hw.fp32_flops_per_s / sms * c.fp32_efficiency * 1e-9;
     r.sfu_ops_per_ns = hw.sfu_ops_per_s / sms * 1e-9;
