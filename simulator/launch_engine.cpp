@@ -404,7 +404,7 @@ private:
     double tensor_flops_per_ns_;  // one SM's tensor rate for this launch (latency limit applied)
     WarpModel warp_;
     double issue_cap_ = 0;              // issue form: the SM servers' per-job cap (load_program)
-    bool issue_phase_cap_ = false;      // issue_phase_work: the cap raised to min(1, w / 4) (load_program)
+    bool issue_phase_cap_ = false;      // issue_phase_work: the cap set to min(1, w / 4) (load_program)
     bool issue_cap_from_mma_ = false;   // ... set from an mma phase (final)
     // ns per stored byte a fragment-store phase adds to its SM's work (0 unless the launch
     // stores fragments and the profile sets Rates::fragment_store_issue_ns_per_byte).
@@ -718,14 +718,15 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
             }
         }
         // Instructions as phase work (change 72): a block issues at most one instruction per clock
-        // on each sub-partition its warps sit on, so its share of the SM may reach min(1, w / 4)
-        // whatever smaller cap the warp model set.
+        // on each sub-partition its warps sit on, so its share of the SM is min(1, w / 4), in
+        // place of the cap the warp model set (on the data set's softmax and naive attention
+        // launches that cap is never above this one).
         if (r.issue_phase_work && instr > 0 && !issue_phase_cap_) {
             issue_phase_cap_ = true;
             const double own = std::min(1.0, static_cast<double>(launch_.threads_per_block) / 32.0 /
                                                  static_cast<double>(std::max(1, r.sm_subpartitions)));
             const double was = issue_cap_ > 0 ? issue_cap_ : (warp_.on ? warp_.job_cap : 1.0);
-            if (own > was) {
+            if (own != was) {
                 issue_cap_ = own;
                 for (int sm = 0; sm < sm_count_; ++sm) {
                     const std::uint32_t id = kFirstSmServer + static_cast<std::uint32_t>(sm);

@@ -129,3 +129,64 @@ TEST_CASE("issue: the floor binds a launch at its instructions over the SMs' iss
     REQUIRE_FALSE(r.ok());
     CHECK(r.error().message.find("issue_efficiency") != std::string::npos);
 }
+
+// Calibration::issue_phase_work (docs/validation change 72): a phase's warp-instructions are work
+// on its SM server, at least instructions / (sub-partitions x clock x issue_efficiency) of the SM,
+// shared with the SM's other blocks, a block using at most min(1, warps / sub-partitions) of it.
+// Laws: a block alone on the GPU whose issue dominates takes its instructions at a quarter of the
+// SM with one warp and the whole SM with four; a GPU full of one-warp blocks shares each SM, so
+// the launch takes the instructions over the SMs' rate (not four times that); GEMM (no issue
+// steps) is unchanged; 0 writes nothing and predicts as before; 1 needs an issue rate.
+TEST_CASE("issue: issue_phase_work charges a phase's instructions to its SM", "[sim][issue_floor]") {
+    Hardware hw = test::test_gpu();
+    hw.calibration.calibrated = true;
+    hw.calibration.issue_efficiency = 0.001;  // issue dominates every phase (loads' latencies < 1%)
+    Hardware on = hw;
+    on.calibration.issue_phase_work = 1;
+    const auto inst = compiled_softmax_instructions(SoftmaxVariant::online, DType::fp16);
+    REQUIRE(inst.has_value());
+    const double ns_per_inst = 1e9 / (4 * hw.sm_clock_hz * 0.001);
+    const double overhead = hw.calibration.launch_overhead_ns;
+    const auto row = [&](int warps) { return warps * inst->per_warp_row + inst->per_256_columns * 8.0; };
+
+    // One row, one block: 2048 columns, 1 and 4 warps.
+    const Prediction one = predict(softmax("online", 1, 2048, 1), on);
+    const Prediction four = predict(softmax("online", 1, 2048, 4), on);
+    const double one_ns = row(1) * ns_per_inst / 0.25, four_ns = row(4) * ns_per_inst;
+    CHECK(one.total[Metric::gpu_time_duration] >= one_ns + overhead);
+    CHECK(one.total[Metric::gpu_time_duration] == Approx(one_ns + overhead).epsilon(0.02));
+    CHECK(four.total[Metric::gpu_time_duration] >= four_ns + overhead);
+    CHECK(four.total[Metric::gpu_time_duration] == Approx(four_ns + overhead).epsilon(0.02));
+    // Without the law the same blocks are far shorter (only the launch floor, which one block on
+    // a GPU of many SMs does not reach).
+    CHECK(predict(softmax("online", 1, 2048, 1), hw).total[Metric::gpu_time_duration] < 0.5 * one_ns);
+
+    // Every SM full of one-warp blocks (32 resident per SM, two waves): they share the SM, so
+    // the launch takes the GPU's issue time for all its instructions, as the floor says.
+    const std::int64_t rows = 64LL * hw.sm_count;
+    const Prediction full = predict(softmax("online", rows, 2048, 1), on);
+    const double all_ns = static_cast<double>(rows) * row(1) * ns_per_inst / hw.sm_count;
+    CHECK(full.total[Metric::gpu_time_duration] == Approx(all_ns + overhead).epsilon(0.02));
+
+    // GEMM carries no issue steps: unchanged.
+    const Workload gw = test::small_gemm_workload();
+    CHECK(predict(gw, on).total[Metric::gpu_time_duration] == predict(gw, hw).total[Metric::gpu_time_duration]);
+
+    // 0 is the default and writes nothing; 1 is kept and read back.
+    CHECK(hardware_to_json(hw).find("issue_phase_work") == std::string::npos);
+    auto back = parse_hardware(hardware_to_json(on), "test");
+    REQUIRE(back.ok());
+    CHECK(back->calibration.issue_phase_work == 1);
+    CHECK(predict(softmax("online", 1, 2048, 1), *back).total[Metric::gpu_time_duration] ==
+          one.total[Metric::gpu_time_duration]);
+
+    // 1 without an issue rate is refused by name.
+    Hardware bad = on;
+    bad.calibration.issue_efficiency = 0;
+    const Workload w = softmax("online", 8, 2048, 1);
+    auto launches = lower(w, bad);
+    REQUIRE(launches.ok());
+    auto r = sim::simulate(w, *launches, bad, sim::Options{});
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().message.find("issue_phase_work") != std::string::npos);
+}
