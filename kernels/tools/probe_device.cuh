@@ -2,7 +2,9 @@
 //   {"probe":"device","name":...,"sms":...,"cc":...,"l2_bytes":...}
 // and returns its SM count, or 0 (after "<tool>: no CUDA device" on stderr) when there is none;
 // the probes then exit with code 3. probe_ok(tool, what) reports a failed launch the same way.
-// probe_check_arg reads the command line of a probe whose only option is --check.
+// probe_check_arg reads the command line of a probe whose only option is --check, and
+// probe_check_out_args that of one that also takes --out DIR. probe_global_ns and probe_smid read
+// the GPU's clock (%globaltimer, ns) and the SM a thread runs on, for the timeline probes.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -46,4 +48,35 @@ inline bool probe_check_arg(const char* tool, int argc, char** argv, bool* check
         }
     }
     return true;
+}
+
+// The arguments of a probe that takes --check and --out DIR: sets *check_only and *out_dir (left
+// null without --out); false (after "<tool>: unknown argument ..." with the usage on stderr; the
+// probe exits 2) on anything else.
+inline bool probe_check_out_args(const char* tool, int argc, char** argv, bool* check_only, const char** out_dir) {
+    *check_only = false;
+    *out_dir = nullptr;
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--check") == 0) {
+            *check_only = true;
+        } else if (std::strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
+            *out_dir = argv[++i];
+        } else {
+            std::fprintf(stderr, "%s: unknown argument %s (usage: %s [--check] [--out DIR])\n", tool, argv[i], tool);
+            return false;
+        }
+    }
+    return true;
+}
+
+__device__ __forceinline__ unsigned long long probe_global_ns() {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+__device__ __forceinline__ unsigned probe_smid() {
+    unsigned s;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
+    return s;
 }

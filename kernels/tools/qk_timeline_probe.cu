@@ -57,18 +57,6 @@ constexpr unsigned kCsvSms = 8;  // --out: the records of SMs 0-7 only (the summ
 
 __device__ unsigned long long* g_record;
 
-__device__ __forceinline__ unsigned long long global_ns() {
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-}
-
-__device__ __forceinline__ unsigned smid() {
-    unsigned s;
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
-    return s;
-}
-
 // Lane 0 of each warp: the block's start is warp 0's entry; its loop-done and end points are the
 // latest warp's (atomicMax), so a block's end is when its last warp has issued its last store.
 struct Recorder {
@@ -79,15 +67,15 @@ struct Recorder {
         const auto clk = static_cast<unsigned long long>(clock64());
         if (point == 0) {
             if (threadIdx.x == 0) {
-                r[0] = smid();
+                r[0] = probe_smid();
                 r[1] = clk;
-                r[4] = global_ns();
+                r[4] = probe_global_ns();
             }
         } else if (point == 1) {
             atomicMax(&r[2], clk);
         } else {
             atomicMax(&r[3], clk);
-            atomicMax(&r[5], global_ns());
+            atomicMax(&r[5], probe_global_ns());
         }
     }
 };
@@ -356,16 +344,7 @@ bool config(const Bufs& b, bool check_only, int sms, const char* out_dir, std::m
 int main(int argc, char** argv) {
     bool check_only = false;
     const char* out_dir = nullptr;
-    for (int i = 1; i < argc; ++i) {
-        if (std::strcmp(argv[i], "--check") == 0) {
-            check_only = true;
-        } else if (std::strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
-            out_dir = argv[++i];
-        } else {
-            std::fprintf(stderr, "%s: unknown argument %s (usage: %s [--check] [--out DIR])\n", kTool, argv[i], kTool);
-            return 2;
-        }
-    }
+    if (!probe_check_out_args(kTool, argc, argv, &check_only, &out_dir)) return 2;
     const int sms = probe_device(kTool);
     if (sms == 0) return 3;
     const unsigned seed = std::random_device{}();

@@ -72,18 +72,6 @@ __global__ void read_flush(const uint4* __restrict__ p, size_t n, uint4* sink) {
     if (acc.x == 0x9e3779b9u && acc.y == 0x7f4a7c15u) *sink = acc;
 }
 
-__device__ __forceinline__ unsigned long long global_ns() {
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-}
-
-__device__ __forceinline__ unsigned smid() {
-    unsigned s;
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
-    return s;
-}
-
 // Lane 0 of each warp: the block's start is warp 0's entry; a pass is done when its latest warp
 // is (atomicMax); the last pass's point is the block's end (its last warp's last store issued).
 // One row per block, so each point is reached once per block.
@@ -95,14 +83,14 @@ struct Recorder {
         const auto clk = static_cast<unsigned long long>(clock64());
         if (point == 0) {
             if (threadIdx.x == 0) {
-                r[0] = smid();
+                r[0] = probe_smid();
                 r[1] = clk;
-                r[5] = global_ns();
+                r[5] = probe_global_ns();
             }
             return;
         }
         atomicMax(&r[1 + point], clk);
-        if (point == kLast) atomicMax(&r[6], global_ns());
+        if (point == kLast) atomicMax(&r[6], probe_global_ns());
     }
 };
 
@@ -361,16 +349,7 @@ bool variant(const Bufs& b, bool check_only, int sms, const char* out_dir, std::
 int main(int argc, char** argv) {
     bool check_only = false;
     const char* out_dir = nullptr;
-    for (int i = 1; i < argc; ++i) {
-        if (std::strcmp(argv[i], "--check") == 0) {
-            check_only = true;
-        } else if (std::strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
-            out_dir = argv[++i];
-        } else {
-            std::fprintf(stderr, "%s: unknown argument %s (usage: %s [--check] [--out DIR])\n", kTool, argv[i], kTool);
-            return 2;
-        }
-    }
+    if (!probe_check_out_args(kTool, argc, argv, &check_only, &out_dir)) return 2;
     const int sms = probe_device(kTool);
     if (sms == 0) return 3;
     const unsigned seed = std::random_device{}();
