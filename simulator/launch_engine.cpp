@@ -326,6 +326,15 @@ private:
     void push(double t, EventKind kind, std::uint32_t id) { events_.push(Event{t, seq_++, kind, id}); }
     void advance_server(std::uint32_t s);
     void reschedule(std::uint32_t s) { server_heap_.update(s, std::max(servers_[s].next_finish_ns(), now_)); }
+    // Sets every SM server's per-job cap from now on (the work they hold keeps what it has done).
+    void set_sm_job_cap(double cap) {
+        for (int sm = 0; sm < sm_count_; ++sm) {
+            const std::uint32_t id = kFirstSmServer + static_cast<std::uint32_t>(sm);
+            advance_server(id);
+            servers_[id].configure(1.0, cap);
+            if (servers_[id].jobs() > 0) reschedule(id);
+        }
+    }
     void serve(std::uint32_t s);
     void add_to_server(std::uint32_t s, double work, std::uint32_t job);
     std::uint32_t new_job(const Job& j);
@@ -709,12 +718,7 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
             if (cap > 0) {
                 issue_cap_ = cap;
                 issue_cap_from_mma_ = tensor > 0;
-                for (int sm = 0; sm < sm_count_; ++sm) {
-                    const std::uint32_t id = kFirstSmServer + static_cast<std::uint32_t>(sm);
-                    advance_server(id);
-                    servers_[id].configure(1.0, cap);
-                    if (servers_[id].jobs() > 0) reschedule(id);
-                }
+                set_sm_job_cap(cap);
             }
         }
         // Instructions as phase work (change 72): a block issues at most one instruction per clock
@@ -728,12 +732,7 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
             const double was = issue_cap_ > 0 ? issue_cap_ : (warp_.on ? warp_.job_cap : 1.0);
             if (own != was) {
                 issue_cap_ = own;
-                for (int sm = 0; sm < sm_count_; ++sm) {
-                    const std::uint32_t id = kFirstSmServer + static_cast<std::uint32_t>(sm);
-                    advance_server(id);
-                    servers_[id].configure(1.0, own);
-                    if (servers_[id].jobs() > 0) reschedule(id);
-                }
+                set_sm_job_cap(own);
             }
         }
         ph.first_iteration = static_cast<std::uint32_t>(slot.phases.size());

@@ -96,11 +96,8 @@ float time_launch(const Bufs& buf, int m, int n, int k, int blocks, cudaEvent_t 
     for (int r = 0; r < 7; ++r) {
         cudaEventRecord(e0);
         launch<TM, TN, S, kIssueFirst, NT>(buf, buf.c, m, n, k, blocks);
-        cudaEventRecord(e1);
-        cudaEventSynchronize(e1);
-        if (!probe_ok(kTool, "gemm_kernel")) return -1.f;
-        float t = 0;
-        cudaEventElapsedTime(&t, e0, e1);
+        const float t = probe_elapsed_ms(kTool, "gemm_kernel", e0, e1);
+        if (t < 0) return -1.f;
         ms.push_back(t);
     }
     std::sort(ms.begin(), ms.end());

@@ -126,11 +126,8 @@ int main() {
                 for (int r = 0; r < 5; ++r) {
                     cudaEventRecord(e0);
                     launch();
-                    cudaEventRecord(e1);
-                    cudaEventSynchronize(e1);
-                    if (!probe_ok("tilescope-l2-fill-probe", path)) return 1;
-                    float t = 0;
-                    cudaEventElapsedTime(&t, e0, e1);
+                    const float t = probe_elapsed_ms("tilescope-l2-fill-probe", path, e0, e1);
+                    if (t < 0) return 1;
                     ms.push_back(t);
                 }
                 std::sort(ms.begin(), ms.end());

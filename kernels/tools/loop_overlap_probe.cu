@@ -135,12 +135,7 @@ template <int TM, int TN, int S, Way W>
 float timed(const Bufs& b, const Problem& p, cudaEvent_t e0, cudaEvent_t e1) {
     cudaEventRecord(e0);
     if (!launch<TM, TN, S, W>(b, p)) return -1.f;
-    cudaEventRecord(e1);
-    cudaEventSynchronize(e1);
-    if (!probe_ok(kTool, "gemm_kernel")) return -1.f;
-    float ms = 0;
-    cudaEventElapsedTime(&ms, e0, e1);
-    return ms;
+    return probe_elapsed_ms(kTool, "gemm_kernel", e0, e1);
 }
 
 // One way on one problem: C poisoned, one run, then "loads" must store zeros everywhere and the
@@ -312,11 +307,8 @@ float fa2_median_ms(const Fa2Bufs& b, int n, int bh, cudaEvent_t e0, cudaEvent_t
     for (int r = 0; r < 6; ++r) {  // the first is the warm-up
         cudaEventRecord(e0);
         if (!fa2_launch<BR, BC, D, W>(b, n, bh)) return -1.f;
-        cudaEventRecord(e1);
-        cudaEventSynchronize(e1);
-        if (!probe_ok(kTool, "flash2_fwd_kernel")) return -1.f;
-        float t = 0;
-        cudaEventElapsedTime(&t, e0, e1);
+        const float t = probe_elapsed_ms(kTool, "flash2_fwd_kernel", e0, e1);
+        if (t < 0) return -1.f;
         if (r > 0) ms.push_back(t);
     }
     std::sort(ms.begin(), ms.end());

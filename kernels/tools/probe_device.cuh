@@ -5,6 +5,7 @@
 // probe_check_arg reads the command line of a probe whose only option is --check, and
 // probe_check_out_args that of one that also takes --out DIR. probe_global_ns and probe_smid read
 // the GPU's clock (%globaltimer, ns) and the SM a thread runs on, for the timeline probes.
+// probe_elapsed_ms ends a timed launch: records e1, waits, checks the launch, reads e0 -> e1.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -67,6 +68,17 @@ inline bool probe_check_out_args(const char* tool, int argc, char** argv, bool* 
         }
     }
     return true;
+}
+
+// Records e1 after the launch(es) timed from e0, waits for it, and returns the milliseconds
+// between them; -1 (after "<tool>: <what>: <CUDA error>" on stderr) when a launch failed.
+inline float probe_elapsed_ms(const char* tool, const char* what, cudaEvent_t e0, cudaEvent_t e1) {
+    cudaEventRecord(e1);
+    cudaEventSynchronize(e1);
+    if (!probe_ok(tool, what)) return -1.f;
+    float ms = 0;
+    cudaEventElapsedTime(&ms, e0, e1);
+    return ms;
 }
 
 __device__ __forceinline__ unsigned long long probe_global_ns() {

@@ -126,12 +126,7 @@ template <int TM, int TN, bool kRecord, Stores kMode>
 float timed(const Bufs& b, __half* s, int n, int d, int batch, cudaEvent_t e0, cudaEvent_t e1) {
     cudaEventRecord(e0);
     if (!launch<TM, TN, kRecord, kMode>(b, s, n, d, batch)) return -1.f;
-    cudaEventRecord(e1);
-    cudaEventSynchronize(e1);
-    if (!probe_ok(kTool, "gemm_kernel")) return -1.f;
-    float ms = 0;
-    cudaEventElapsedTime(&ms, e0, e1);
-    return ms;
+    return probe_elapsed_ms(kTool, "gemm_kernel", e0, e1);
 }
 
 // The plain and the recording kernel on one grid: bit-equal scores, 512 sampled ones against float64.

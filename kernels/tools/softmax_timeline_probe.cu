@@ -16,7 +16,7 @@
 // Grids: fp16, online and safe, the training shapes of both data sets whose sweeps the model
 // misses (32768 x 2048, 8192 x 8192 and 65536 x 1024), one row per block, 1, 2 and 4 warps.
 // Per grid: one warm-up, the median of 5 timed runs of the plain kernel (cudaEvent, the L2
-// flushed before each by reading a larger buffer, as `tilescope measure` times), then one run of the recording kernel
+// flushed before each by `tilescope measure`'s own L2 flush), then one run of the recording kernel
 // (flushed and timed too, to show what the recording costs). Prints one JSON object per grid
 // (cycles converted with the SM clock the run itself shows); with --out DIR it also writes the
 // records of the blocks that ran on SMs 0-7 to DIR/<grid>.csv.
@@ -41,6 +41,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/common/fill.hpp"
 #include "kernels/softmax/softmax.cuh"
 #include "kernels/tools/probe_device.cuh"
 
@@ -53,24 +54,6 @@ constexpr unsigned kCsvSms = 8;  // --out: the records of SMs 0-7 only (the summ
 constexpr size_t kFlushBytes = size_t{256} << 20;  // larger than the L2 of an H100 (50 MB) or H200 (60 MB)
 
 __device__ unsigned long long* g_record;
-
-// The L2 flush before each timed run: read a buffer larger than the L2, as `tilescope measure`
-// does (kernels/common/fill.cu), so that the L2 holds clean lines. (A memset of the buffer would
-// leave up to an L2 of dirty lines that the timed kernel then writes back: 9-26% longer softmax
-// runs on the H200 in this probe's first run.) The sink is written only for a value the zeroed
-// buffer never holds, so the loads are not dropped.
-__global__ void read_flush(const uint4* __restrict__ p, size_t n, uint4* sink) {
-    uint4 acc{0, 0, 0, 0};
-    for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n;
-         i += static_cast<size_t>(gridDim.x) * blockDim.x) {
-        const uint4 v = p[i];
-        acc.x ^= v.x;
-        acc.y ^= v.y;
-        acc.z ^= v.z;
-        acc.w ^= v.w;
-    }
-    if (acc.x == 0x9e3779b9u && acc.y == 0x7f4a7c15u) *sink = acc;
-}
 
 // Lane 0 of each warp: the block's start is warp 0's entry; a pass is done when its latest warp
 // is (atomicMax); the last pass's point is the block's end (its last warp's last store issued).
@@ -97,7 +80,7 @@ struct Recorder {
 struct Bufs {
     __half *x = nullptr, *y = nullptr, *y2 = nullptr;
     unsigned long long* rec = nullptr;
-    uint4* flush = nullptr;  // kFlushBytes, zeroed once; its last 16 bytes are read_flush's sink
+    uint4* flush = nullptr;  // kFlushBytes, zeroed once: read before each timed run (L2 flush)
     std::vector<__half> hx;
 };
 
@@ -111,16 +94,17 @@ bool launch(const Bufs& b, __half* y, int64_t rows, int64_t cols) {
 
 template <int W, bool kOnline, bool kRecord>
 float timed(const Bufs& b, __half* y, int64_t rows, int64_t cols, cudaEvent_t e0, cudaEvent_t e1) {
-    const size_t n = kFlushBytes / 16 - 1;
-    read_flush<<<1024, 256>>>(b.flush, n, b.flush + n);  // evict x and y from the L2, leaving it clean
+    // The L2 flush of `tilescope measure` (kernels/common/fill.cu): reading a buffer larger than
+    // the L2 leaves it holding clean lines. (A memset of the buffer would leave up to an L2 of
+    // dirty lines that the timed kernel then writes back: 9-26% longer softmax runs on the H200
+    // in this probe's first run.)
+    if (!tilescope::kern::launch_l2_flush(b.flush, static_cast<int64_t>(kFlushBytes))) {
+        std::fprintf(stderr, "%s: L2 flush launch failed\n", kTool);
+        return -1.f;
+    }
     cudaEventRecord(e0);
     if (!launch<W, kOnline, kRecord>(b, y, rows, cols)) return -1.f;
-    cudaEventRecord(e1);
-    cudaEventSynchronize(e1);
-    if (!probe_ok(kTool, "softmax_kernel")) return -1.f;
-    float ms = 0;
-    cudaEventElapsedTime(&ms, e0, e1);
-    return ms;
+    return probe_elapsed_ms(kTool, "softmax_kernel", e0, e1);
 }
 
 // The plain and the recording kernel on one grid: bit-equal y, sampled rows against float64.
