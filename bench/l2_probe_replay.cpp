@@ -14,6 +14,8 @@
 // Usage: l2_probe_replay [--capacity-mib 50] [--partitions 2] [--dirty-limit 0.473] [--sms 132]
 //                       [--ways W] (W > 0: sampled victims, L2Cache::reset; 0: exact LRU)
 //                       [--store-copy 0|1] (1: a far store keeps a clean near copy, L2System::reset)
+//                       [--clean-victims 0|1] (1: a draw's victim is its least recent clean chunk,
+//                       L2Cache::set_clean_victims; needs --ways > 0)
 // Prints "pattern MiB re-read-from-DRAM" lines, the format of l2_reuse_summary.py.
 #include <cstdio>
 #include <cstdlib>
@@ -27,7 +29,7 @@ using tilescope::sim::L2System;
 
 int main(int argc, char** argv) {
     double capacity_mib = 50, dirty_limit = 0.473;
-    int partitions = 2, sms = 132, ways = 0, store_copy = 0;
+    int partitions = 2, sms = 132, ways = 0, store_copy = 0, clean_victims = 0;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (i + 1 >= argc) { std::fprintf(stderr, "l2_probe_replay: %s needs a value\n", a.c_str()); return 2; }
@@ -38,6 +40,7 @@ int main(int argc, char** argv) {
         else if (a == "--sms") sms = std::atoi(v);
         else if (a == "--ways") ways = std::atoi(v);
         else if (a == "--store-copy") store_copy = std::atoi(v);
+        else if (a == "--clean-victims") clean_victims = std::atoi(v);
         else { std::fprintf(stderr, "l2_probe_replay: unknown option %s\n", a.c_str()); return 2; }
     }
     if (capacity_mib <= 0 || partitions < 1 || sms < 1 || dirty_limit < 0 || dirty_limit > 1) {
@@ -56,6 +59,7 @@ int main(int argc, char** argv) {
         for (const int m : mib) {
             L2System l2;
             l2.reset(capacity, partitions, 32, 3, dirty_limit, ways, store_copy != 0);
+            l2.set_clean_victims(clean_victims != 0);
             l2.set_buffer(kF, kFlush, kSeg);
             l2.set_buffer(kX, kMost, kSeg);
             l2.set_buffer(kY, kMost, kSeg);

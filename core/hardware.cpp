@@ -142,6 +142,7 @@ const std::vector<CalSpec>& calibration_specs() {
         {"l2_dirty_limit", &Calibration::l2_dirty_limit, CalRule::probability, true},
         {"l2_ways", &Calibration::l2_ways, CalRule::non_negative, true},
         {"l2_store_copy", &Calibration::l2_store_copy, CalRule::flag, true},
+        {"l2_clean_victims", &Calibration::l2_clean_victims, CalRule::flag, true},
         {"lrc_in_step_one_block", &Calibration::lrc_in_step_one_block, CalRule::probability, true},
         {"lrc_in_step_several_blocks", &Calibration::lrc_in_step_several_blocks, CalRule::probability, true},
         {"lrc_lock_loss_per_iteration", &Calibration::lrc_lock_loss_per_iteration, CalRule::non_negative, true},
@@ -649,6 +650,7 @@ std::string profile_fingerprint(const Hardware& hw) {
     if (c.l2_dirty_limit != 0.0) cal << " l2_dirty_limit " << c.l2_dirty_limit;
     if (c.l2_ways != 0.0) cal << " l2_ways " << c.l2_ways;
     if (c.l2_store_copy != 0.0) cal << " l2_store_copy " << c.l2_store_copy;
+    if (c.l2_clean_victims != 0.0) cal << " l2_clean_victims " << c.l2_clean_victims;
     if (c.lrc_block_distance > 0) cal << " lrc_block_distance " << c.lrc_block_distance;
     std::snprintf(buf, sizeof buf, "%016llx",
                   static_cast<unsigned long long>(fnv1a64(hardware_to_json(h) + cal.str())));

@@ -359,6 +359,13 @@ struct Calibration {
     // 20, which only a store that takes room in both partitions comes near (replay rms 0.114
     // with W = 12 against 0.194 without the copy).
     double l2_store_copy = 0.0;
+    // Simulator: 1 = with sampled victims (l2_ways > 0), a newcomer evicts the least recent clean
+    // chunk of its draw, a dirty one only when every chunk drawn is dirty (change 74; 0, the
+    // default: the least recent chunk drawn, clean or dirty). The L2 reuse probe's read-and-copy
+    // curve (re-read lost 13% at 16 MiB, 50% at 20, 81% at 24, 95% at 28) is replayed at 5%,
+    // 52%, 95%, 99% with it and 3%, 23%, 50%, 71% without (W = 12, with the store copy); its
+    // read-only curve has no dirty chunk and does not change.
+    double l2_clean_victims = 0.0;
     // Simulator: the L2 request coalescer (LRC) of GH100, which merges a read request for a sector
     // with one for the same sector already on its way to the L2, in pairs (Nsight Compute's
     // lrc__request_sectors_op_read_coalescing_achieved_type_hardware: at most ~0.5 of the requested

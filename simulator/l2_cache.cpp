@@ -12,6 +12,7 @@ void L2Cache::reset(std::int64_t capacity_bytes, std::int64_t min_chunk_bytes, s
     capacity_bytes_ = std::max<std::int64_t>(capacity_bytes, 0);
     split_ = dirty_limit > 0;
     ways_ = std::max(0, ways);
+    clean_victims_ = false;
     rng_ = seed;
     tick_ = 0;
     now_ns_ = fill_ready_ns_ = 0;
@@ -115,9 +116,22 @@ void L2Cache::evict_sampled(std::int64_t chunk, L2Access& acc) {
     std::uint32_t victims[kBatch];
     for (int j = 0; j < batch; ++j) {
         std::size_t best = pos[j * ways_];
-        for (int k = 1; k < ways_; ++k) {
-            const std::size_t q = pos[j * ways_ + k];
-            if (live_stamps_[q] < live_stamps_[best]) best = q;
+        if (clean_victims_) {
+            // The least recent clean chunk of the draw; the least recent chunk when all are dirty.
+            bool best_clean = !nodes_[live_ids_[best]].dirty;
+            for (int k = 1; k < ways_; ++k) {
+                const std::size_t q = pos[j * ways_ + k];
+                const bool clean = !nodes_[live_ids_[q]].dirty;
+                if ((clean && !best_clean) || (clean == best_clean && live_stamps_[q] < live_stamps_[best])) {
+                    best = q;
+                    best_clean = clean;
+                }
+            }
+        } else {
+            for (int k = 1; k < ways_; ++k) {
+                const std::size_t q = pos[j * ways_ + k];
+                if (live_stamps_[q] < live_stamps_[best]) best = q;
+            }
         }
         victims[j] = live_ids_[best];
         __builtin_prefetch(&nodes_[victims[j]]);

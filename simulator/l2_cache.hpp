@@ -61,6 +61,11 @@ public:
     void load(std::uint32_t id, std::int64_t begin, std::int64_t end, L2Access& acc);
     void store(std::uint32_t id, std::int64_t begin, std::int64_t end, L2Access& acc);
 
+    // With sampled victims (`ways` > 0 in reset): true = a draw's victim is its least recent clean
+    // chunk, its least recent chunk only when every chunk drawn is dirty (a write-back costs the
+    // evicting access; docs/validation change 74). reset() sets it back to false.
+    void set_clean_victims(bool on) { clean_victims_ = on; }
+
     std::int64_t dirty_bytes() const { return dirty_bytes_; }
     std::int64_t used_bytes() const { return used_bytes_; }
     std::int64_t capacity_bytes() const { return capacity_bytes_; }
@@ -188,6 +193,7 @@ private:
     void prefetch_map_slot(std::uint64_t key) const;  // pure speed: the chunk map's slot of `key`
     std::int64_t live_ = 0;  // chunks in the cache
     int ways_ = 0;
+    bool clean_victims_ = false;
     std::uint64_t rng_ = 0;
 };
 
@@ -214,6 +220,10 @@ public:
     void reset(std::int64_t capacity_bytes, int partitions, std::int64_t min_chunk_bytes, std::size_t buffers,
                double dirty_limit = 0.0, int ways = 0, bool store_copy = false);
     void set_buffer(std::uint32_t id, std::int64_t bytes, std::int64_t chunk_bytes);
+    // L2Cache::set_clean_victims for every partition (after reset).
+    void set_clean_victims(bool on) {
+        for (auto& c : parts_) c.set_clean_victims(on);
+    }
     int partitions() const { return static_cast<int>(parts_.size()); }
     // L2Cache::set_clock for every partition. A far hit's copy in the near partition lands with
     // the home's fill when that is still in flight.

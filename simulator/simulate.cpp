@@ -172,6 +172,10 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
                           ": calibration.warp_wait_shared 1 needs warp_issue_model 0 and warp_queue_model 0 (got " +
                           std::to_string(c.warp_issue_model) + " and " + std::to_string(c.warp_queue_model) + ")");
     }
+    if (c.l2_clean_victims != 0.0 && c.l2_ways == 0.0) {
+        return make_error("profile " + hw.name +
+                          ": calibration.l2_clean_victims 1 needs sampled victims (l2_ways > 0; got l2_ways 0)");
+    }
     if (c.warp_load_issue_serial != 0.0 && (c.warp_issue_model != 0.0 || c.warp_queue_model != 0.0)) {
         return make_error("profile " + hw.name +
                           ": calibration.warp_load_issue_serial 1 needs warp_issue_model 0 and warp_queue_model 0 (got " +
@@ -323,6 +327,7 @@ Result<std::optional<Prediction>> run_launches(const Workload& workload, const s
         state.l2.reset(hw.l2_bytes, hw.l2_partitions, state.layout.min_chunk_bytes, state.layout.names.size(),
                        hw.calibration.l2_dirty_limit, static_cast<int>(hw.calibration.l2_ways),
                        hw.calibration.l2_store_copy != 0.0);
+        state.l2.set_clean_victims(hw.calibration.l2_clean_victims != 0.0);
         for (std::size_t i = 0; i < state.layout.names.size(); ++i) {
             state.l2.set_buffer(static_cast<std::uint32_t>(i), state.layout.bytes[i], state.layout.chunk_bytes[i]);
         }

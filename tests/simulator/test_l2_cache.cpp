@@ -513,6 +513,49 @@ TEST_CASE("L2Cache with sampled victims has a soft edge", "[sim][l2][cache][chan
     CHECK(second.fill_bytes < part / 2);  // but most of it stays
 }
 
+// Change 74: clean victims. X read, Y stored (interleaved, as a copy kernel does), then X read
+// again, through a sampled cache of C. With clean victims a newcomer evicts clean chunks first,
+// so the dirty Y stays and X is lost sooner than when Y's old chunks go with the rest; a
+// read-only stream has no dirty chunk and is unchanged; a victim is dirty only when every chunk
+// drawn is (a cache full of dirty chunks still takes a newcomer); reset() turns it off.
+TEST_CASE("L2Cache with clean victims keeps dirty chunks and loses clean ones first", "[sim][l2][cache][change74]") {
+    constexpr std::int64_t kCap = 4 << 20, kChunk = 4096;
+    auto reread_misses = [&](bool clean_victims, bool copy, double size_share) {
+        L2Cache cache;
+        cache.reset(kCap, kChunk, 2, 0.0, 12, 777);
+        cache.set_clean_victims(clean_victims);
+        const auto bytes = static_cast<std::int64_t>(size_share * kCap) / kChunk * kChunk;
+        cache.set_buffer(0, bytes, kChunk);
+        cache.set_buffer(1, bytes, kChunk);
+        L2Access first, second;
+        for (std::int64_t a = 0; a < bytes; a += kChunk) {
+            cache.load(0, a, a + kChunk, first);
+            if (copy) cache.store(1, a, a + kChunk, first);
+        }
+        for (std::int64_t a = 0; a < bytes; a += kChunk) cache.load(0, a, a + kChunk, second);
+        CHECK(cache.used_bytes() <= kCap);
+        return static_cast<double>(second.fill_bytes) / static_cast<double>(bytes);
+    };
+    for (const double share : {0.6, 0.75}) {  // X + Y = 1.2 and 1.5 of the cache
+        INFO("X = " << share << " of the cache");
+        const double lru = reread_misses(false, true, share), clean = reread_misses(true, true, share);
+        CHECK(clean > lru + 0.1);
+        CHECK(reread_misses(true, true, share) == clean);  // reproducible
+    }
+    for (const double share : {0.9, 1.1})
+        CHECK(reread_misses(true, false, share) == reread_misses(false, false, share));  // nothing dirty
+    // Every chunk dirty: the victim is then a dirty chunk (written back), and the store goes in.
+    L2Cache cache;
+    cache.reset(kCap, kChunk, 1, 0.0, 12, 5);
+    cache.set_clean_victims(true);
+    cache.set_buffer(0, 2 * kCap, kChunk);
+    L2Access st;
+    for (std::int64_t a = 0; a < 2 * kCap; a += kChunk) cache.store(0, a, a + kChunk, st);
+    CHECK(cache.used_bytes() <= kCap);
+    CHECK(st.writeback_bytes + cache.dirty_bytes() == 2 * kCap);
+    CHECK(cache.dirty_bytes() > kCap - 16 * kChunk);
+}
+
 TEST_CASE("L2System: chunk homes are balanced over the partitions", "[sim][l2][cache]") {
     L2System sys;
     sys.reset(1 << 20, 2, 1024, 3);

@@ -170,6 +170,22 @@ TEST_CASE("l2_ways and l2_store_copy: optional, a soft edge, range-checked", "[s
         REQUIRE_FALSE(parsed.ok());
         CHECK(parsed.error().message.find(field) != std::string::npos);
     }
+    // Change 74's l2_clean_victims: a flag, written when set, and only with sampled victims.
+    soft.calibration.l2_clean_victims = 1;
+    const std::string with_clean = hardware_to_json(soft);
+    CHECK(text.find("l2_clean_victims") == std::string::npos);
+    auto back_clean = parse_hardware(with_clean, "test");
+    REQUIRE(back_clean.ok());
+    CHECK(back_clean->calibration.l2_clean_victims == 1);
+    CHECK(profile_fingerprint(*back_clean) != profile_fingerprint(*back));
+    REQUIRE_FALSE(parse_hardware(test::with_field(with_clean, "l2_clean_victims", "0.5"), "test").ok());
+    CHECK(sim::simulate(test::test_workload(), {l}, soft, sim::Options{}).ok());
+    Hardware no_ways = soft;
+    no_ways.calibration.l2_ways = 0;
+    auto needs_ways = sim::simulate(test::test_workload(), {l}, no_ways, sim::Options{});
+    REQUIRE_FALSE(needs_ways.ok());
+    CHECK(needs_ways.error().message.find("l2_clean_victims") != std::string::npos);
+    soft.calibration.l2_clean_victims = 0;
     soft.calibration.l2_ways = 3.5;  // set in code, not read from a file: simulate refuses it
     auto refused = sim::simulate(test::test_workload(), {l}, soft, sim::Options{});
     REQUIRE_FALSE(refused.ok());
