@@ -364,7 +364,9 @@ struct Calibration {
     // default: the least recent chunk drawn, clean or dirty). The L2 reuse probe's read-and-copy
     // curve (re-read lost 13% at 16 MiB, 50% at 20, 81% at 24, 95% at 28) is replayed at 5%,
     // 52%, 95%, 99% with it and 3%, 23%, 50%, 71% without (W = 12, with the store copy); its
-    // read-only curve has no dirty chunk and does not change.
+    // read-only curve has no dirty chunk and does not change. Set in no bundled profile: on the
+    // H100 data set it keeps output streams dirty that the GPU writes back, and the training HBM
+    // bytes came out resolvably worse (2.43% -> 5.44%; docs/validation change 74).
     double l2_clean_victims = 0.0;
     // Simulator: the L2 request coalescer (LRC) of GH100, which merges a read request for a sector
     // with one for the same sector already on its way to the L2, in pairs (Nsight Compute's
