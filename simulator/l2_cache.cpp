@@ -114,33 +114,36 @@ void L2Cache::evict_sampled(std::int64_t chunk, L2Access& acc) {
         __builtin_prefetch(&live_stamps_[pos[k]]);
     }
     std::uint32_t victims[kBatch];
-    for (int j = 0; j < batch; ++j) {
-        std::size_t best = pos[j * ways_];
-        if (clean_victims_) {
-            // The least recent clean chunk of the draw; the least recent chunk when all are dirty.
-            bool best_clean = !nodes_[live_ids_[best]].dirty;
-            for (int k = 1; k < ways_; ++k) {
-                const std::size_t q = pos[j * ways_ + k];
-                const bool clean = !nodes_[live_ids_[q]].dirty;
-                if ((clean && !best_clean) || (clean == best_clean && live_stamps_[q] < live_stamps_[best])) {
-                    best = q;
-                    best_clean = clean;
-                }
-            }
-        } else {
-            for (int k = 1; k < ways_; ++k) {
-                const std::size_t q = pos[j * ways_ + k];
-                if (live_stamps_[q] < live_stamps_[best]) best = q;
-            }
-        }
-        victims[j] = live_ids_[best];
-        __builtin_prefetch(&nodes_[victims[j]]);
-    }
+    if (clean_victims_) pick_victims<true>(pos, batch, victims);
+    else pick_victims<false>(pos, batch, victims);
     for (int j = 0; j < batch; ++j) {
         if (j + 1 < batch) prefetch_map_slot(nodes_[victims[j + 1]].key);
         const std::uint32_t v = victims[j];
         const std::uint32_t at = live_pos_[v];
         if (at < live_ids_.size() && live_ids_[at] == v) evict(v, acc);  // not drawn twice
+    }
+}
+
+// A draw's victim is its least recent chunk; with CleanFirst (clean_victims_, change 74), its least
+// recent clean chunk, or its least recent chunk when every one drawn is dirty. One comparison for
+// both rules; the default instantiation reads no node's dirty flag (a streaming launch calls this
+// tens of millions of times).
+template <bool CleanFirst>
+void L2Cache::pick_victims(const std::size_t* pos, int batch, std::uint32_t* victims) {
+    const auto clean = [&](std::size_t q) { return !CleanFirst || !nodes_[live_ids_[q]].dirty; };
+    for (int j = 0; j < batch; ++j) {
+        std::size_t best = pos[j * ways_];
+        bool best_clean = clean(best);
+        for (int k = 1; k < ways_; ++k) {
+            const std::size_t q = pos[j * ways_ + k];
+            const bool q_clean = clean(q);
+            if ((q_clean && !best_clean) || (q_clean == best_clean && live_stamps_[q] < live_stamps_[best])) {
+                best = q;
+                best_clean = q_clean;
+            }
+        }
+        victims[j] = live_ids_[best];
+        __builtin_prefetch(&nodes_[victims[j]]);
     }
 }
 

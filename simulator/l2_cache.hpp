@@ -189,6 +189,9 @@ private:
     // ways_ > 0: evicts victims, each the least recent of ways_ random live chunks, to make room
     // for a chunk of `chunk` bytes (a few at a time, l2_cache.cpp).
     void evict_sampled(std::int64_t chunk, L2Access& acc);
+    // evict_sampled's choice: victims[j] = the victim of draw j (pos[j * ways_ .. + ways_)).
+    template <bool CleanFirst>
+    void pick_victims(const std::size_t* pos, int batch, std::uint32_t* victims);
     std::uint64_t next_random();
     void prefetch_map_slot(std::uint64_t key) const;  // pure speed: the chunk map's slot of `key`
     std::int64_t live_ = 0;  // chunks in the cache
