@@ -8,7 +8,9 @@
 // each order, in ns: the probe's iteration cost, and the line's value at 0 iterations (the
 // launch's fixed part: t(2048) - 64 x the iteration cost). bench/scripts/gemm_order_table.py
 // joins it with the probe's output.
-// Usage: gemm_order_whatif [--gpu calibrated/h200] [--wait-then-issue 0|1] [--stages 2|3]
+// Usage: gemm_order_whatif [--gpu calibrated/h200] [--label NAME] [--wait-then-issue 0|1] [--stages 2|3]
+//   --label is what the lines' "gpu" field says (default: the --gpu value), so a what-if re-run with
+//   an archived copy of a profile (a path) prints the lines it printed under the profile's name;
 //   --wait-then-issue overrides the profile's calibration.pipeline_wait_then_issue (change 36);
 //   --stages keeps only the configurations of that stage count (both by default).
 #include <cstdio>
@@ -59,6 +61,7 @@ double predict(const Hardware& hw, int tm, int tn, int stages, int m, int n, int
 
 int main(int argc, char** argv) {
     std::string gpu = "calibrated/h200";
+    std::string label;
     int wait_then_issue = -1;
     int only_stages = 0;
     for (int i = 1; i < argc; i += 2) {
@@ -70,12 +73,14 @@ int main(int argc, char** argv) {
         const std::string v = argv[i + 1];
         if (a == "--gpu") {
             gpu = v;
+        } else if (a == "--label" && !v.empty()) {
+            label = v;
         } else if (a == "--wait-then-issue" && (v == "0" || v == "1")) {
             wait_then_issue = v == "1";
         } else if (a == "--stages" && (v == "2" || v == "3")) {
             only_stages = v == "2" ? 2 : 3;
         } else {
-            std::fprintf(stderr, "gemm_order_whatif: unknown flag or value %s %s (flags: --gpu NAME, --wait-then-issue 0|1, --stages 2|3)\n",
+            std::fprintf(stderr, "gemm_order_whatif: unknown flag or value %s %s (flags: --gpu NAME, --label NAME, --wait-then-issue 0|1, --stages 2|3)\n",
                          a.c_str(), v.c_str());
             return 2;
         }
@@ -86,6 +91,7 @@ int main(int argc, char** argv) {
         return 2;
     }
     if (wait_then_issue >= 0) hw->calibration.pipeline_wait_then_issue = wait_then_issue;
+    if (label.empty()) label = gpu;
     const int sms = hw->sm_count;
     for (int tm : {64, 128})
         for (int tn : {64, 128})
@@ -106,7 +112,7 @@ int main(int argc, char** argv) {
                     std::printf("{\"gpu\":\"%s\",\"tile_m\":%d,\"tile_n\":%d,\"stages\":%d,\"warps\":8,\"blocks\":%d,"
                                 "\"wait_first_ns\":%.1f,\"issue_first_ns\":%.1f,\"wait_first_fixed_ns\":%.0f,"
                                 "\"issue_first_fixed_ns\":%.0f}\n",
-                                gpu.c_str(), tm, tn, stages, blocks, iter[0], iter[1], fixed[0], fixed[1]);
+                                label.c_str(), tm, tn, stages, blocks, iter[0], iter[1], fixed[0], fixed[1]);
                 }
     return 0;
 }
