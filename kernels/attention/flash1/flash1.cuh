@@ -13,6 +13,14 @@
 // block barrier inside the inner loop). On the first outer step (j = 0) O, l, m are not read
 // (they are known to be 0, 0, -inf); every later step reads them.
 // Shared memory per block = (Br*d (Q_i) + Br*d (O_i) + 2*Bc*d (K_j, V_j)) * sizeof(T) + 2*Br*4.
+// Hooks (kernels/common/hooks.cuh; the tool's launches use NoHooks, which compiles to nothing):
+// every thread calls Hooks::at(point) at 0 (entry), 1 (an outer step begins, before its barrier),
+// 2 (its K_j/V_j are in shared memory, after the barrier), 3 (an inner step begins: its warp-local
+// loads are issued next), 4 (the step's Q_i, O_i, l_i, m_i are in shared memory), 5 (its S, softmax
+// and P V are computed, before the O_i update), 6 (its O_i, l_i, m_i stores are issued) and 7
+// (exit); tilescope-flash1-step-probe times the segments between them per warp. Hooks::kStores
+// false (that probe only) skips the global stores of O_i, l_i and m_i (the step's shared-memory
+// work stays), so what the stores cost the loop is measured.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -20,11 +28,12 @@
 #include <cmath>
 #include <cstdint>
 
+#include "kernels/common/hooks.cuh"
 #include "kernels/common/ptx.cuh"
 
 namespace tilescope::kern {
 
-template <class T, int BR, int BC, int D>
+template <class T, int BR, int BC, int D, class Hooks = NoHooks>
 __global__ void __launch_bounds__(BR * 2)
     flash1_fwd_kernel(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v, T* __restrict__ o,
                       float* __restrict__ l_ws, float* __restrict__ m_ws, int seq_q, int seq_kv, float scale_log2,
@@ -55,7 +64,9 @@ __global__ void __launch_bounds__(BR * 2)
 
     const int n_kv = (seq_kv + BC - 1) / BC;
     const int n_q = (seq_q + BR - 1) / BR;
+    Hooks::at(0);
     for (int j = 0; j < n_kv; ++j) {
+        Hooks::at(1);
         __syncthreads();  // every warp is done with the previous K/V tile
         for (int i = tid; i < BC * kChunks; i += kThreads) {
             const int r = i / kChunks, c = i % kChunks;
@@ -67,10 +78,12 @@ __global__ void __launch_bounds__(BR * 2)
         cp_async_commit();
         cp_async_wait<0>();
         __syncthreads();
+        Hooks::at(2);
 
         const int i_start = causal ? (j * BC) / BR : 0;
         for (int qi = i_start; qi < n_q; ++qi) {
             const int q0 = qi * BR;
+            Hooks::at(3);
             // Warp-local loads of this warp's 16 rows of Q_i, O_i, l_i, m_i.
             for (int idx = lane; idx < 16 * kChunks; idx += 32) {
                 const int r = idx / kChunks, c = idx % kChunks;
@@ -89,6 +102,7 @@ __global__ void __launch_bounds__(BR * 2)
             }
             cp_async_wait<0>();
             __syncwarp();
+            Hooks::at(4);
 
             float s[BC / 8][4];
 #pragma unroll
@@ -159,6 +173,7 @@ __global__ void __launch_bounds__(BR * 2)
                 }
             }
 
+            Hooks::at(5);
             const float mo0 = j > 0 ? s_m[wrow + g] : -INFINITY;
             const float mo1 = j > 0 ? s_m[wrow + g + 8] : -INFINITY;
             const float lo0 = j > 0 ? s_l[wrow + g] : 0.f;
@@ -186,20 +201,24 @@ __global__ void __launch_bounds__(BR * 2)
                     P::pack((lo1 * eo1 * old1.x + et1 * pv[dt][2]) * inv1, (lo1 * eo1 * old1.y + et1 * pv[dt][3]) * inv1);
             }
             __syncwarp();
-            for (int idx = lane; idx < 16 * kChunks; idx += 32) {
-                const int r = idx / kChunks, c = idx % kChunks;
-                const int row = q0 + wrow + r;
-                if (row < seq_q)
-                    *reinterpret_cast<uint4*>(ob + static_cast<int64_t>(row) * D + c * 8) =
-                        *reinterpret_cast<const uint4*>(p_o + swz<kChunks>(wrow + r, c));
-            }
-            if (t == 0) {
-                if (r0 < seq_q) { lb[r0] = ln0; mb[r0] = mn0; }
-                if (r0 + 8 < seq_q) { lb[r0 + 8] = ln1; mb[r0 + 8] = mn1; }
+            if constexpr (Hooks::kStores) {
+                for (int idx = lane; idx < 16 * kChunks; idx += 32) {
+                    const int r = idx / kChunks, c = idx % kChunks;
+                    const int row = q0 + wrow + r;
+                    if (row < seq_q)
+                        *reinterpret_cast<uint4*>(ob + static_cast<int64_t>(row) * D + c * 8) =
+                            *reinterpret_cast<const uint4*>(p_o + swz<kChunks>(wrow + r, c));
+                }
+                if (t == 0) {
+                    if (r0 < seq_q) { lb[r0] = ln0; mb[r0] = mn0; }
+                    if (r0 + 8 < seq_q) { lb[r0 + 8] = ln1; mb[r0 + 8] = mn1; }
+                }
             }
             __syncwarp();  // this warp's rows of s_q / s_o / s_l / s_m are reused next
+            Hooks::at(6);
         }
     }
+    Hooks::at(7);
 }
 
 }  // namespace tilescope::kern
