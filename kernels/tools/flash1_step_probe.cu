@@ -173,16 +173,8 @@ bool check(const Bufs& b, int bh, int n, std::mt19937& rng) {
             return false;
         }
     }
-    // Every row of a small grid, 12 random rows of a large one (the last row of the last head always).
-    std::vector<int64_t> pick;
-    const int64_t rows = static_cast<int64_t>(bh) * n;
-    if (rows <= 1024) {
-        for (int64_t r = 0; r < rows; ++r) pick.push_back(r);
-    } else {
-        std::uniform_int_distribution<int64_t> u(0, rows - 1);
-        for (int i = 0; i < 11; ++i) pick.push_back(u(rng));
-        pick.push_back(rows - 1);
-    }
+    // Every row of a small grid; of a large one the last row of the last head and 11 random rows.
+    const std::vector<long long> pick = probe_check_rows(static_cast<long long>(bh) * n, 1024, 12, rng);
     const double scale = 1.0 / std::sqrt(static_cast<double>(kD));
     std::vector<double> p(static_cast<size_t>(n));
     for (const int64_t r : pick) {
@@ -309,8 +301,7 @@ int main(int argc, char** argv) {
     if (!probe_check_arg(kTool, argc, argv, &check_only)) return 2;
     const int sms = probe_device(kTool);
     if (sms == 0) return 3;
-    const unsigned seed = std::random_device{}();
-    std::printf("{\"probe\":\"seed\",\"seed\":%u}\n", seed);
+    const unsigned seed = probe_seed();
     std::mt19937 rng(seed);
     const size_t elems = size_t{32} * 16384 * kD;  // every grid: batch x heads x N x d = 2^25
     Bufs b;
@@ -334,8 +325,7 @@ int main(int argc, char** argv) {
     cudaMemcpyToSymbol(g_record, &b.rec, sizeof(b.rec));
     if (!probe_ok(kTool, "copy inputs")) return 1;
     cudaEvent_t e0, e1;
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
+    probe_events(&e0, &e1);
     bool ok = true;
     if (check_only) {
         // Ragged and small: N not a multiple of any tile, two heads.

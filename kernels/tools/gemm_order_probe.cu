@@ -239,8 +239,7 @@ int main(int argc, char** argv) {
     cudaMemcpy(buf.a, buf.ha.data(), buf.ha.size() * 2, cudaMemcpyHostToDevice);
     cudaMemcpy(buf.b, buf.hb.data(), buf.hb.size() * 2, cudaMemcpyHostToDevice);
     cudaEvent_t e0, e1;
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
+    probe_events(&e0, &e1);
     const bool ok = run_layout<false>(buf, sms, check_only, e0, e1) && run_layout<true>(buf, sms, check_only, e0, e1);
     if (ok && check_only) std::printf("{\"probe\":\"gemm_order_check\",\"configurations\":16,\"ok\":true}\n");
     return ok ? 0 : 1;

@@ -94,8 +94,7 @@ int main() {
     for (auto k : {async_fill<2>, async_fill<3>})
         cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, 227 * 1024);
     cudaEvent_t e0, e1;
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
+    probe_events(&e0, &e1);
     struct Config {
         int threads, tile_kib, stages, blocks_per_sm;
     };

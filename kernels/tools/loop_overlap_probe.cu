@@ -438,8 +438,7 @@ int main(int argc, char** argv) {
     if (!probe_check_arg(kTool, argc, argv, &check_only)) return 2;
     const int sms = probe_device(kTool);
     if (sms == 0) return 3;
-    const unsigned seed = std::random_device{}();
-    std::printf("{\"probe\":\"seed\",\"seed\":%u}\n", seed);
+    const unsigned seed = probe_seed();
     std::mt19937 rng(seed);
     std::mt19937_64 seeds(seed);
     // Sized for the largest problem: P of 64 slices of N = 8192 (8 GiB); V and O of every P V grid
@@ -455,8 +454,7 @@ int main(int argc, char** argv) {
         return 1;
     }
     cudaEvent_t e0, e1;
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
+    probe_events(&e0, &e1);
     const bool ok = pv<64, 64>(b, check_only, rng, seeds, e0, e1) && pv<128, 64>(b, check_only, rng, seeds, e0, e1) &&
                     pv<64, 128>(b, check_only, rng, seeds, e0, e1) && pv<128, 128>(b, check_only, rng, seeds, e0, e1) &&
                     gemm<64, 64>(b, check_only, rng, seeds, e0, e1) && gemm<64, 128>(b, check_only, rng, seeds, e0, e1) &&

@@ -6,12 +6,18 @@
 // probe_check_out_args that of one that also takes --out DIR. probe_global_ns and probe_smid read
 // the GPU's clock (%globaltimer, ns) and the SM a thread runs on, for the timeline probes.
 // probe_elapsed_ms ends a timed launch: records e1, waits, checks the launch, reads e0 -> e1.
+// probe_seed draws a fresh seed for a probe's random inputs and prints it
+// ({"probe":"seed","seed":...}) so that a failed check can be rerun; probe_events creates the
+// pair of events a probe times its launches between; probe_check_rows picks the rows a check
+// compares against its float64 reference.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstdio>
 #include <cstring>
+#include <random>
+#include <vector>
 
 inline int probe_device(const char* tool) {
     int n = 0;
@@ -68,6 +74,33 @@ inline bool probe_check_out_args(const char* tool, int argc, char** argv, bool* 
         }
     }
     return true;
+}
+
+// A fresh seed from the host's random device, printed as the probe's "seed" line.
+inline unsigned probe_seed() {
+    const unsigned seed = std::random_device{}();
+    std::printf("{\"probe\":\"seed\",\"seed\":%u}\n", seed);
+    return seed;
+}
+
+// Creates the two events a probe times its launches between (e0 before, e1 after).
+inline void probe_events(cudaEvent_t* e0, cudaEvent_t* e1) {
+    cudaEventCreate(e0);
+    cudaEventCreate(e1);
+}
+
+// The rows a check compares: every one of `rows` when there are at most `all_up_to`, otherwise
+// `sampled` of them, the last row and sampled - 1 drawn at random.
+inline std::vector<long long> probe_check_rows(long long rows, long long all_up_to, int sampled, std::mt19937& rng) {
+    std::vector<long long> pick;
+    if (rows <= all_up_to) {
+        for (long long r = 0; r < rows; ++r) pick.push_back(r);
+        return pick;
+    }
+    std::uniform_int_distribution<long long> u(0, rows - 1);
+    for (int i = 0; i + 1 < sampled; ++i) pick.push_back(u(rng));
+    pick.push_back(rows - 1);
+    return pick;
 }
 
 // Records e1 after the launch(es) timed from e0, waits for it, and returns the milliseconds

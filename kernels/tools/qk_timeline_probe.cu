@@ -342,8 +342,7 @@ int main(int argc, char** argv) {
     if (!probe_check_out_args(kTool, argc, argv, &check_only, &out_dir)) return 2;
     const int sms = probe_device(kTool);
     if (sms == 0) return 3;
-    const unsigned seed = std::random_device{}();
-    std::printf("{\"probe\":\"seed\",\"seed\":%u}\n", seed);
+    const unsigned seed = probe_seed();
     std::mt19937 rng(seed);
     // Sized for the largest grid: 256 (batch, head) slices of N = 2048 at d = 64 (d = 128 has 128).
     const size_t qk = static_cast<size_t>(256) * 2048 * 64, scores = static_cast<size_t>(256) * 2048 * 2048;
@@ -367,8 +366,7 @@ int main(int argc, char** argv) {
     cudaMemcpyToSymbol(g_record, &b.rec, sizeof(b.rec));
     if (!probe_ok(kTool, "copy inputs")) return 1;
     cudaEvent_t e0, e1;
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
+    probe_events(&e0, &e1);
     const bool ok = config<64, 64>(b, check_only, sms, out_dir, rng, e0, e1) &&
                     config<64, 128>(b, check_only, sms, out_dir, rng, e0, e1) &&
                     config<128, 64>(b, check_only, sms, out_dir, rng, e0, e1) &&

@@ -285,8 +285,7 @@ int main(int argc, char** argv) {
         return 1;
     }
     cudaEvent_t e0, e1;
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
+    probe_events(&e0, &e1);
     const std::vector<Config> configs =
         check_only ? tilescope::segment_probe::check_grid() : tilescope::segment_probe::timed_grid();
     for (const Config& c : configs)

@@ -125,15 +125,8 @@ bool check(const Bufs& b, int64_t rows, int64_t cols, std::mt19937& rng) {
                      var, W, static_cast<long long>(rows), static_cast<long long>(cols));
         return false;
     }
-    // Every row of a small grid, 16 random rows of a large one (the last row always).
-    std::vector<int64_t> pick;
-    if (rows <= 512) {
-        for (int64_t r = 0; r < rows; ++r) pick.push_back(r);
-    } else {
-        std::uniform_int_distribution<int64_t> u(0, rows - 1);
-        for (int i = 0; i < 15; ++i) pick.push_back(u(rng));
-        pick.push_back(rows - 1);
-    }
+    // Every row of a small grid; of a large one the last row and 15 random rows.
+    const std::vector<long long> pick = probe_check_rows(rows, 512, 16, rng);
     std::vector<double> e(static_cast<size_t>(cols));
     for (const int64_t r : pick) {
         const __half* xr = &b.hx[static_cast<size_t>(r * cols)];
@@ -336,8 +329,7 @@ int main(int argc, char** argv) {
     if (!probe_check_out_args(kTool, argc, argv, &check_only, &out_dir)) return 2;
     const int sms = probe_device(kTool);
     if (sms == 0) return 3;
-    const unsigned seed = std::random_device{}();
-    std::printf("{\"probe\":\"seed\",\"seed\":%u}\n", seed);
+    const unsigned seed = probe_seed();
     std::mt19937 rng(seed);
     const size_t elems = size_t{1} << 26;  // every grid: rows x cols = 2^26 (128 MiB of fp16)
     Bufs b;
@@ -356,8 +348,7 @@ int main(int argc, char** argv) {
     cudaMemcpyToSymbol(g_record, &b.rec, sizeof(b.rec));
     if (!probe_ok(kTool, "copy inputs")) return 1;
     cudaEvent_t e0, e1;
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
+    probe_events(&e0, &e1);
     const bool ok = variant<true>(b, check_only, sms, out_dir, rng, e0, e1) &&
                     variant<false>(b, check_only, sms, out_dir, rng, e0, e1);
     if (check_only && ok) std::printf("{\"probe\":\"check\",\"result\":\"pass\"}\n");

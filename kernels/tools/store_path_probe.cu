@@ -66,8 +66,7 @@ __global__ void coalesced_store(__half* c, long rows) {
 template <class F>
 bool timed(std::vector<float>& ms, F launch) {
     cudaEvent_t e0, e1;
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
+    probe_events(&e0, &e1);
     for (int r = 0; r < 9; ++r) {
         cudaEventRecord(e0);
         launch();
