@@ -109,6 +109,7 @@ const std::vector<CalSpec>& calibration_specs() {
         {"warp_issue_model", &Calibration::warp_issue_model, CalRule::flag, true},
         {"warp_queue_model", &Calibration::warp_queue_model, CalRule::flag, true},
         {"warp_load_issue_serial", &Calibration::warp_load_issue_serial, CalRule::flag, true},
+        {"warp_store_issue_ns_per_byte", &Calibration::warp_store_issue_ns_per_byte, CalRule::non_negative, true},
         {"warp_fill_wait_ns_per_byte", &Calibration::warp_fill_wait_ns_per_byte, CalRule::non_negative, true},
         {"warp_wait_shared", &Calibration::warp_wait_shared, CalRule::flag, true},
         {"warp_smsp_pacing", &Calibration::warp_smsp_pacing, CalRule::flag, true},
@@ -615,6 +616,7 @@ std::string profile_fingerprint(const Hardware& hw) {
         if (c.warp_queue_model != 0.0) cal << " warp_queue_model " << c.warp_queue_model;
         if (c.warp_load_issue_serial != 0.0) cal << " warp_load_issue_serial " << c.warp_load_issue_serial;
         if (c.warp_fill_wait_ns_per_byte > 0) cal << " warp_fill_wait_ns_per_byte " << c.warp_fill_wait_ns_per_byte;
+        if (c.warp_store_issue_ns_per_byte > 0) cal << " warp_store_issue_ns_per_byte " << c.warp_store_issue_ns_per_byte;
         if (c.warp_wait_shared != 0.0) cal << " warp_wait_shared " << c.warp_wait_shared;
         if (c.issue_phase_work != 0.0) cal << " issue_phase_work " << c.issue_phase_work;
         if (c.warp_smsp_pacing != 0.0) cal << " warp_smsp_pacing " << c.warp_smsp_pacing;

@@ -86,6 +86,18 @@ struct Calibration {
     // extra cp.async. Power-law form only (not with warp_issue_model or warp_queue_model, whose
     // issue term already queues the loads).
     double warp_load_issue_serial = 0.0;
+    // Simulator: the warp's own time to issue its global stores, per byte each thread of the block
+    // stores in the iteration (docs/validation change 76), as warp_load_issue_ns_per_byte is for its
+    // loads: part of t_warp, and with warp_load_issue_serial 1 charged k times (the warps of a
+    // sub-partition issue them one after another). Only launches whose stores are whole 16-byte
+    // lanes copied out of shared memory (FlashAttention-1's O_i, l_i, m_i each inner step,
+    // FlashAttention-2's O, softmax's y); fragment stores keep their own fragment_store_* laws.
+    // tilescope-flash1-step-probe (change 75, lent H200): FlashAttention-1's inner step without
+    // its stores is 1.86-1.91 us at 2, 4 and 8 warps, alone on its SM; with them 0.27-0.35 us
+    // longer at one warp per sub-partition and 0.75 us at two, for 68 B per thread.
+    // Power-law form only. 0 = none (the default: profiles without the field predict exactly as
+    // before).
+    double warp_store_issue_ns_per_byte = 0.0;
     // Simulator: the power law's fixed wait per mma-loop iteration grows with the global bytes the
     // block loads in that iteration (docs/validation change 45): a block's iteration waits
     // warp_iteration_ns + this x (bytes the block's tile loads of the iteration move). A wait, not
@@ -155,7 +167,7 @@ struct Calibration {
         return warp_iteration_ns > 0 || warp_load_issue_ns_per_byte > 0 || warp_overlap_exponent != 1.0 ||
                warp_smem_read_ns_per_byte > 0 || warp_op_ns > 0 || warp_issue_model != 0.0 || warp_queue_model != 0.0 ||
                warp_load_issue_serial != 0.0 || warp_fill_wait_ns_per_byte > 0 || warp_wait_shared != 0.0 ||
-               warp_smsp_pacing != 0.0 || warp_chain_ns_per_instruction > 0;
+               warp_smsp_pacing != 0.0 || warp_chain_ns_per_instruction > 0 || warp_store_issue_ns_per_byte > 0;
     }
     // Simulator: exposed latency of a tile load, as a multiple of the pointer-chase latencies
     // (hbm_latency_ns, l2_latency_ns). A pointer chase times one dependent 4-byte load on an idle

@@ -203,38 +203,40 @@ struct WarpModel {
     double ns_per_tensor_flop_per_warp = 0;  // 0 when no per-warp tensor rate is set
     double iteration_ns = 0;
     double issue_ns_per_load_byte = 0;       // already divided by threads per block
+    double issue_ns_per_store_byte = 0;      // the same for stores (change 76; 0 unless the law is on)
     double ns_per_smem_read_byte = 0;        // already divided by warps per block
     double ns_per_op = 0;                    // already divided by threads per block
     double inv_warps = 1;
     double work_scale = 1;                   // k^(1-g) / B
     double alone_scale = 1;                  // k_b^(1-g): a block alone on its SM
     double job_cap = 1;                      // (k / k_b)^(1-g) / B
+    // One warp's time to issue its share of a phase's global loads and (change 76) stores: the
+    // `gl` the functions below take.
+    double global_issue(double load_bytes, double store_bytes) const {
+        return issue_ns_per_load_byte * load_bytes + issue_ns_per_store_byte * store_bytes;
+    }
     // The serial issue time of a phase with these block-wide amounts, times work_scale. The
     // fixed wait per mma iteration (iteration_ns: barriers, cp.async wait) is not in it: it is
     // the phase's comp_latency_ns, a wait before the phase's work joins the SM (start_comp).
-    double work(double tensor, double load_bytes, double smem_read_bytes, double ops) const {
-        if (issue_form) return (k * issue(load_bytes, smem_read_bytes, ops) + latency(tensor)) / blocks;
-        if (queue_form) return kb * issue(load_bytes, smem_read_bytes, ops);
+    double work(double tensor, double gl, double smem_read_bytes, double ops) const {
+        if (issue_form) return (k * issue(gl, smem_read_bytes, ops) + latency(tensor)) / blocks;
+        if (queue_form) return kb * issue(gl, smem_read_bytes, ops);
         const double t_issue = (tensor > 0 ? tensor * inv_warps * ns_per_tensor_flop_per_warp : 0.0) +
-                              issue_ns_per_load_byte * load_bytes + ns_per_smem_read_byte * smem_read_bytes +
+                              gl + ns_per_smem_read_byte * smem_read_bytes +
                               ns_per_op * ops;
-        if (serial_load) {
-            const double ld = issue_ns_per_load_byte * load_bytes;
-            return (t_issue - ld) * work_scale + k * ld / blocks;
-        }
+        if (serial_load) return (t_issue - gl) * work_scale + k * gl / blocks;
         return t_issue * work_scale;
     }
     // Power-law form: what a block alone on its SM takes for the same phase (its k_b warps per
     // sub-partition). With the serial load issue, work / alone is the per-job cap.
-    double alone(double tensor, double load_bytes, double smem_read_bytes, double ops) const {
-        const double ld = issue_ns_per_load_byte * load_bytes;
+    double alone(double tensor, double gl, double smem_read_bytes, double ops) const {
         const double rest = (tensor > 0 ? tensor * inv_warps * ns_per_tensor_flop_per_warp : 0.0) +
                             ns_per_smem_read_byte * smem_read_bytes + ns_per_op * ops;
-        return serial_load ? rest * alone_scale + kb * ld : (rest + ld) * alone_scale;
+        return serial_load ? rest * alone_scale + kb * gl : (rest + gl) * alone_scale;
     }
     // Issue form: one warp's issue time and its mma chain for a phase with these block-wide amounts.
-    double issue(double load_bytes, double smem_read_bytes, double ops) const {
-        return issue_ns_per_load_byte * load_bytes + ns_per_smem_read_byte * smem_read_bytes + ns_per_op * ops;
+    double issue(double gl, double smem_read_bytes, double ops) const {
+        return gl + ns_per_smem_read_byte * smem_read_bytes + ns_per_op * ops;
     }
     // The mma chain and, in an mma loop's iteration, the fixed warp_iteration_ns (barriers, the
     // softmax's reduction chain): Nsight Compute finds this latency alike for blocks of 2 and 8
@@ -245,12 +247,12 @@ struct WarpModel {
     }
     // Issue form: the per-job cap that gives a block alone on its SM k_b x I + L for this phase;
     // 0 when the phase has no work.
-    double issue_cap(double tensor, double load_bytes, double smem_read_bytes, double ops) const {
+    double issue_cap(double tensor, double gl, double smem_read_bytes, double ops) const {
         if (serial_load) {
-            const double a = alone(tensor, load_bytes, smem_read_bytes, ops);
-            return a > 0 ? std::min(1.0, work(tensor, load_bytes, smem_read_bytes, ops) / a) : 0.0;
+            const double a = alone(tensor, gl, smem_read_bytes, ops);
+            return a > 0 ? std::min(1.0, work(tensor, gl, smem_read_bytes, ops) / a) : 0.0;
         }
-        const double i = issue(load_bytes, smem_read_bytes, ops), l = latency(tensor);
+        const double i = issue(gl, smem_read_bytes, ops), l = latency(tensor);
         if (!(k * i + l > 0)) return 0.0;
         return std::min(1.0, (k * i + l) / (blocks * (kb * i + l)));
     }
@@ -269,6 +271,11 @@ WarpModel warp_model(const Rates& r, const Launch& launch, const Residency& res)
     m.ns_per_tensor_flop_per_warp = r.tensor_flops_per_ns_per_warp > 0 ? 1.0 / r.tensor_flops_per_ns_per_warp : 0.0;
     m.iteration_ns = r.warp_iteration_ns;
     m.issue_ns_per_load_byte = r.warp_load_issue_ns_per_byte / std::max(1, launch.threads_per_block);
+    // Change 76: only launches whose stores are whole 16-byte lanes from shared memory (flash1's
+    // O, l, m; flash2's O; softmax's y). Fragment stores (the GEMM kernel's epilogue) keep their
+    // own laws (Calibration::fragment_store_*).
+    if (!launch.fragment_stores())
+        m.issue_ns_per_store_byte = r.warp_store_issue_ns_per_byte / std::max(1, launch.threads_per_block);
     m.ns_per_smem_read_byte = r.warp_smem_read_ns_per_byte / w;
     m.ns_per_op = r.warp_op_ns / std::max(1, launch.threads_per_block);
     m.inv_warps = 1.0 / w;
@@ -495,7 +502,7 @@ private:
     // load_program's last phase amounts (smem, tensor, fp32, sfu), its global load and shared
     // memory read bytes (warp model only) and the times derived from them.
     std::array<double, kUnits> memo_amount_{}, memo_frac_{};
-    double memo_load_bytes_ = 0, memo_smem_read_ = 0, memo_issue_ = 0;
+    double memo_load_bytes_ = 0, memo_store_bytes_ = 0, memo_smem_read_ = 0, memo_issue_ = 0;
     double memo_comp_ns_ = 0;
     double memo_ld_ns_ = 0;  // the serial load issue's part of memo_comp_ns_ (Phase::warp_ld_ns)
     double memo_lone_ns_ = 0;  // memo_comp_ns_'s phase for a block alone on its SM (change 56)
@@ -619,7 +626,8 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
         ph.load_begin = ph.load_end = static_cast<std::uint32_t>(slot.loads.size());
         ph.store_begin = ph.store_end = static_cast<std::uint32_t>(slot.stores.size());
         const std::int32_t it = steps[i].iteration;
-        double smem = 0, smem_read = 0, tensor = 0, fp32 = 0, sfu = 0, load_bytes = 0, reductions = 0, instr = 0;
+        double smem = 0, smem_read = 0, tensor = 0, fp32 = 0, sfu = 0, load_bytes = 0, store_bytes = 0, reductions = 0,
+               instr = 0;
         for (; i < n && steps[i].iteration == it; ++i) {
             const Step& s = steps[i];
             switch (s.kind) {
@@ -629,7 +637,7 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
                         auto ok = check_region(launch_, s.region, item);
                         if (!ok) return ok.error();
                     }
-                    if (s.kind == StepKind::load) load_bytes += static_cast<double>(s.region.bytes());
+                    (s.kind == StepKind::load ? load_bytes : store_bytes) += static_cast<double>(s.region.bytes());
                     (s.kind == StepKind::load ? ph.has_load : ph.has_store) = true;
                     (s.kind == StepKind::load ? slot.loads : slot.stores).push_back(s.region);
                     break;
@@ -657,7 +665,9 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
         // phase's times instead of redoing the eight divisions (the same inputs give the same
         // bits, so results are unchanged).
         if (amount != memo_amount_ || instr != memo_issue_ ||
-            (warp_.on && (load_bytes != memo_load_bytes_ || smem_read != memo_smem_read_))) {
+            (warp_.on && (load_bytes != memo_load_bytes_ || store_bytes != memo_store_bytes_ ||
+                          smem_read != memo_smem_read_))) {
+            const double gl = warp_.on ? warp_.global_issue(load_bytes, store_bytes) : 0.0;
             const std::array<double, kUnits> rate = {r.smem_bytes_per_ns, tensor_flops_per_ns_,
                                                      r.fp32_flops_per_ns, r.sfu_ops_per_ns};
             std::array<double, kUnits> t{};
@@ -678,14 +688,16 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
             // change 56): its slowest pipe, or its warps' serial time with only its own warps.
             // Only the chain needs it (chain_on_ implies the power-law form).
             const double lone_ns =
-                chain_on_ ? std::max(comp_ns, warp_.alone(tensor, load_bytes, smem_read, fp32 + sfu)) : 0.0;
+                chain_on_ ? std::max(comp_ns, warp_.alone(tensor, gl, smem_read, fp32 + sfu)) : 0.0;
             if (warp_.on) {
-                const double w = warp_.work(tensor, load_bytes, smem_read, fp32 + sfu);
+                const double w = warp_.work(tensor, gl, smem_read, fp32 + sfu);
                 if (w > comp_ns) {
                     comp_ns = w;
                     // The serial load issue's part (warp_.work's k x ld / B), when it is the warp
                     // model's time that the phase takes.
-                    if (warp_.serial_load) ld_ns = warp_.k * warp_.issue_ns_per_load_byte * load_bytes / warp_.blocks;
+                    if (warp_.serial_load)
+                        ld_ns = warp_.k * warp_.issue_ns_per_load_byte * load_bytes / warp_.blocks +
+                                warp_.k * warp_.issue_ns_per_store_byte * store_bytes / warp_.blocks;
                 }
             }
             // The phase's warp-instructions as SM work (Calibration::issue_phase_work, change 72): at
@@ -704,6 +716,7 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
             memo_amount_ = amount;
             memo_issue_ = instr;
             memo_load_bytes_ = load_bytes;
+            memo_store_bytes_ = store_bytes;
             memo_smem_read_ = smem_read;
             memo_comp_ns_ = comp_ns;
             memo_ld_ns_ = ld_ns;
@@ -714,7 +727,8 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
         // one is seen, its first phase with work). The first block's program is built before
         // any of its work joins a server, so the cap holds from the start.
         if ((warp_.issue_form || warp_.serial_load) && !issue_cap_from_mma_ && (tensor > 0 || !(issue_cap_ > 0))) {
-            const double cap = warp_.issue_cap(tensor, load_bytes, smem_read, fp32 + sfu);
+            const double cap =
+                warp_.issue_cap(tensor, warp_.global_issue(load_bytes, store_bytes), smem_read, fp32 + sfu);
             if (cap > 0) {
                 issue_cap_ = cap;
                 issue_cap_from_mma_ = tensor > 0;

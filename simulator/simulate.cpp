@@ -91,6 +91,7 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
         !(c.hbm_activations_per_s >= 0) || !std::isfinite(c.hbm_activations_per_s) ||
         !(c.hbm_narrow_segment_ns >= 0) || !std::isfinite(c.hbm_narrow_segment_ns) ||
         !(c.warp_fill_wait_ns_per_byte >= 0) || !std::isfinite(c.warp_fill_wait_ns_per_byte) ||
+        !(c.warp_store_issue_ns_per_byte >= 0) || !std::isfinite(c.warp_store_issue_ns_per_byte) ||
         !(c.warp_chain_ns >= 0) || !std::isfinite(c.warp_chain_ns) || !(c.warp_chain_ns_per_instruction >= 0) ||
         !std::isfinite(c.warp_chain_ns_per_instruction)) {
         return make_error("profile " + hw.name +
@@ -99,7 +100,8 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
                           "warp_op_ns, load_latency_ns_per_byte, load_latency_ns_per_tbps, block_reduction_ns and "
                           "fragment_store_bytes_per_s, fragment_store_issue_ns_per_byte, fragment_store_hold_ns_per_byte, "
                           "hbm_activations_per_s, hbm_narrow_segment_ns, "
-                          "warp_fill_wait_ns_per_byte, warp_chain_ns, warp_chain_ns_per_instruction must be >= 0");
+                          "warp_fill_wait_ns_per_byte, warp_store_issue_ns_per_byte, warp_chain_ns, "
+                          "warp_chain_ns_per_instruction must be >= 0");
     }
     if (!(c.fragment_store_load_wait >= 0 && c.fragment_store_load_wait <= 1)) {
         return make_error("profile " + hw.name + ": calibration.fragment_store_load_wait must be in [0, 1] (got " +
@@ -156,6 +158,12 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
                           "warp_queue_model 0; got " + std::to_string(c.warp_issue_model) + " and " +
                           std::to_string(c.warp_queue_model) + ")");
     }
+    if (c.warp_store_issue_ns_per_byte > 0 && (c.warp_issue_model != 0.0 || c.warp_queue_model != 0.0)) {
+        return make_error("profile " + hw.name +
+                          ": calibration.warp_store_issue_ns_per_byte needs the power-law warp model (warp_issue_model 0 "
+                          "and warp_queue_model 0; got " + std::to_string(c.warp_issue_model) + " and " +
+                          std::to_string(c.warp_queue_model) + ")");
+    }
     if (c.warp_chain_ns_per_instruction > 0 && (c.warp_issue_model != 0.0 || c.warp_queue_model != 0.0)) {
         return make_error("profile " + hw.name +
                           ": calibration.warp_chain_ns_per_instruction needs the power-law warp model (warp_issue_model 0 "
@@ -203,6 +211,7 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
     r.warp_queue_model = c.warp_queue_model != 0.0;
     r.warp_load_issue_serial = c.warp_load_issue_serial != 0.0;
     r.warp_fill_wait_ns_per_byte = c.warp_fill_wait_ns_per_byte;
+    r.warp_store_issue_ns_per_byte = c.warp_store_issue_ns_per_byte;
     r.warp_wait_shared = c.warp_wait_shared != 0.0;
     r.warp_smsp_pacing = c.warp_smsp_pacing != 0.0;
     r.warp_chain_ns = c.warp_chain_ns;

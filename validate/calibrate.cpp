@@ -42,7 +42,7 @@ bool is_efficiency(const std::string& name) {
 // Below this a positive parameter is physically "none" (its log-space floor).
 double floor_of(const std::string& name) {
     if (name == "warp_load_issue_ns_per_byte" || name == "load_latency_ns_per_byte" ||
-        name == "warp_smem_read_ns_per_byte" || name == "warp_op_ns")
+        name == "warp_smem_read_ns_per_byte" || name == "warp_op_ns" || name == "warp_store_issue_ns_per_byte")
         return 1e-3;
     if (name == "load_latency_scale") return 0.05;
     return 1.0;
@@ -92,6 +92,8 @@ double fit_start(const std::string& name, double v) {
     if (name == "load_latency_ns_per_tbps" && v <= 0) return 150.0;
     // Change 45: 64 ns per 4 KiB a block's tiles load, as the GEMM iteration series shows.
     if (name == "warp_fill_wait_ns_per_byte" && v <= 0) return 0.015;
+    // Change 76: the flash1 step probe's store cost, ~5 ns per byte a thread stores.
+    if (name == "warp_store_issue_ns_per_byte" && v <= 0) return 5.0;
     // A block reduction: five dependent shuffles, a shared-memory exchange and two barriers,
     // ~300 cycles (~150 ns at 1.98 GHz).
     if (name == "block_reduction_ns" && v <= 0) return 150.0;

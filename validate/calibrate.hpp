@@ -53,7 +53,8 @@ inline const std::vector<std::string>& calibration_parameter_names() {
         "fp32_efficiency", "launch_overhead_ns", "block_overhead_ns", "tensor_flops_per_cycle_per_warp",
         "warp_iteration_ns", "warp_load_issue_ns_per_byte", "warp_overlap_exponent", "load_latency_scale",
         "load_latency_ns_per_byte", "warp_smem_read_ns_per_byte", "warp_op_ns", "fragment_store_bytes_per_s",
-        "load_latency_ns_per_tbps", "block_reduction_ns", "hbm_activations_per_s", "warp_fill_wait_ns_per_byte"};
+        "load_latency_ns_per_tbps", "block_reduction_ns", "hbm_activations_per_s", "warp_fill_wait_ns_per_byte",
+        "warp_store_issue_ns_per_byte"};
     return names;
 }
 Result<double*> calibration_field(Calibration& c, const std::string& name);

@@ -535,6 +535,106 @@ TEST_CASE("warp model, serial load issue: a block alone on its SM takes t_rest k
     REQUIRE(std::abs(iters * (300 + rest * std::sqrt(8.0) + 8 * ld * std::sqrt(2.0)) - alone) > 0.05 * alone);
 }
 
+// The store issue (Calibration::warp_store_issue_ns_per_byte, docs/validation change 76): a warp's
+// global stores cost it st = c x the bytes each thread stores in the iteration, issued like its
+// loads: with the serial load issue, k warps per sub-partition pay ld + st k times. Only launches
+// whose stores are not fragment stores (the GEMM kernel's epilogue keeps its own laws).
+namespace {
+
+// tensor_launch with its one final store replaced by a 1 KiB store in every iteration, next to
+// the iteration's load and mma (as FlashAttention-1 stores O_i, l_i, m_i every inner step).
+Launch storing_each_iteration(std::int64_t blocks, int threads, double flops, std::int64_t iterations) {
+    Launch l = test::tensor_launch(blocks, threads, flops, iterations);
+    constexpr std::int64_t kBytes = 1024;
+    l.buffers[1].bytes = kBytes * iterations * blocks;
+    l.counts.global_store_bytes = static_cast<double>(kBytes * iterations * blocks);
+    auto base = l.program;
+    l.program = [base, iterations](std::int64_t block, std::vector<Step>& out) {
+        base(block, out);
+        std::vector<Step> with;
+        for (const Step& st : out) {
+            if (st.kind == StepKind::store) continue;
+            with.push_back(st);
+            if (st.kind != StepKind::compute || st.unit != Unit::tensor) continue;
+            Step w;
+            w.kind = StepKind::store;
+            w.iteration = st.iteration;
+            w.region = Region{1, (block * iterations + st.iteration) * kBytes, kBytes, 1, kBytes};
+            w.amount = static_cast<double>(kBytes);
+            with.push_back(w);
+        }
+        out = std::move(with);
+    };
+    return l;
+}
+
+}  // namespace
+
+TEST_CASE("warp model, store issue: the warps pay their stores' issue as they pay their loads', serially",
+          "[sim][warp_model][store_issue]") {
+    Hardware hw = serial_gpu();
+    const double flops = 4e7, c = 800;
+    const std::int64_t iters = 4;
+    const double per_warp_flops_per_ns = 64 * hw.sm_clock_hz * 1e-9;
+    const double rest = flops / 8 / per_warp_flops_per_ns;
+    // 1 KiB stored per block and iteration: 4 B per thread of a 256-thread block.
+    const double ld = 400.0 * 4096 / 256, st = c * 1024 / 256;
+    Hardware stores = hw;
+    stores.calibration.warp_store_issue_ns_per_byte = c;
+    const Launch one = storing_each_iteration(132, 256, flops, iters);
+    CHECK(duration(one, stores) == Approx(iters * (rest * std::sqrt(2.0) + 2 * (ld + st) + 300)).epsilon(0.01));
+    const Launch four = storing_each_iteration(4 * 132, 256, flops, iters);
+    CHECK(duration(four, stores) == Approx(iters * (rest * std::sqrt(8.0) + 8 * (ld + st))).epsilon(0.01));
+    REQUIRE(8 * st > 0.05 * duration(four, hw) / iters);  // the checks above can tell it is there
+    // The same as loading st / (400 ns/B) more bytes per thread: one issue term.
+    Hardware same = hw;
+    same.calibration.warp_load_issue_ns_per_byte = 400.0 + c * 1024 / 4096;
+    CHECK(duration(four, stores) == Approx(duration(four, same)).epsilon(1e-9));
+    // Without the serial issue it is stretched with the rest: (t_rest + ld + st) sqrt(8).
+    Hardware power = stores;
+    power.calibration.warp_load_issue_serial = 0;
+    CHECK(duration(four, power) == Approx(iters * (rest + ld + st) * std::sqrt(8.0)).epsilon(0.01));
+    // Fragment stores are not charged: a launch whose stores are fragments times as without the law.
+    Launch frag = four;
+    frag.fragment_store_row_bytes = 16;
+    CHECK(duration(frag, stores) == Approx(duration(frag, hw)).epsilon(1e-12));
+}
+
+TEST_CASE("warp model, store issue: the field is optional, round-trips, is fingerprinted and range-checked",
+          "[sim][warp_model][store_issue][profile]") {
+    Hardware hw = test::test_gpu();
+    hw.calibration.calibrated = true;
+    hw.calibration.warp_iteration_ns = 250;
+    CHECK(hardware_to_json(hw).find("warp_store_issue_ns_per_byte") == std::string::npos);
+    const std::string before = profile_fingerprint(hw);
+    hw.calibration.warp_store_issue_ns_per_byte = 5.25;
+    CHECK(profile_fingerprint(hw) != before);
+    auto back = parse_hardware(hardware_to_json(hw), "test");
+    INFO((back ? std::string() : back.error().message));
+    REQUIRE(back.ok());
+    CHECK(back->calibration.warp_store_issue_ns_per_byte == 5.25);
+    Calibration only;
+    only.warp_store_issue_ns_per_byte = 1;
+    CHECK(only.warp_model());
+
+    auto neg_json = parse_hardware(test::with_field(hardware_to_json(hw), "warp_store_issue_ns_per_byte", "-1"), "test");
+    REQUIRE_FALSE(neg_json.ok());
+    CHECK(neg_json.error().message.find("warp_store_issue_ns_per_byte") != std::string::npos);
+    hw.calibration.warp_store_issue_ns_per_byte = -0.5;
+    auto neg = sim::simulate(test::test_workload(), {test::tensor_launch(1, 64, 1e3)}, hw, sim::Options{});
+    REQUIRE_FALSE(neg.ok());
+    CHECK(neg.error().message.find("warp_store_issue_ns_per_byte") != std::string::npos);
+    hw.calibration.warp_store_issue_ns_per_byte = 5;
+    hw.calibration.warp_overlap_exponent = 1;
+    for (double Calibration::*form : {&Calibration::warp_issue_model, &Calibration::warp_queue_model}) {
+        Hardware f = hw;
+        f.calibration.*form = 1;
+        auto r = sim::simulate(test::test_workload(), {test::tensor_launch(1, 64, 1e3)}, f, sim::Options{});
+        REQUIRE_FALSE(r.ok());
+        CHECK(r.error().message.find("warp_store_issue_ns_per_byte needs the power-law warp model") != std::string::npos);
+    }
+}
+
 TEST_CASE("warp model, serial load issue: the flag is 0 or 1, round-trips and excludes the issue and queue forms",
           "[sim][warp_model][serial_load][profile]") {
     check_form_flag(&Calibration::warp_load_issue_serial, "warp_load_issue_serial",
