@@ -14,8 +14,10 @@
 // and times the kernel without its global stores of O_i, l_i, m_i (Hooks::kStores false), so that
 // what the stores cost the loop is measured too.
 //
-// Grids: fp16, d = 64, Bc = 64, Br = 32, 64, 128 (2, 4, 8 warps), 32 heads and 16384 tokens per
-// batch: batch 1, 2, 4, 8 (N = 16384 / batch), the data set's flash1 d = 64 shapes. Per grid: one
+// Grids: fp16, Bc = 64, Br = 32, 64, 128 (2, 4, 8 warps), 16384 tokens per batch: batch 1, 2, 4,
+// 8 (N = 16384 / batch), at d = 64 with 32 heads and at d = 128 with 16 heads: the data set's
+// flash1 shapes (d = 128 added in the fifty-seventh session, docs/validation change 76, to see
+// how the stores' cost grows with the bytes a warp stores). Per grid: one
 // warm-up, the median of 5 timed runs of the plain kernel (cudaEvent, the L2 flushed before each
 // as `tilescope measure` does), the same for the kernel without stores, then one run of the
 // recording kernel (flushed and timed too, to show what the recording costs). Prints one JSON object per grid: per warp the medians of each
@@ -26,7 +28,8 @@
 // O bit for bit, sampled rows must match a float64 CPU reference within fp16 tolerance, and the
 // kernel without stores must leave the poisoned O untouched. Any failure: exit 1.
 // Usage: tilescope-flash1-step-probe [--check]   (--check: the correctness checks on a small
-// ragged grid of every tile only, no timing; the CTest test flash1_step_probe_check, label gpu).
+// ragged grid of every tile at both head dims only, no timing; the CTest test
+// flash1_step_probe_check, label gpu).
 // Exit 3 without a GPU.
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -48,7 +51,7 @@
 namespace {
 
 constexpr const char* kTool = "tilescope-flash1-step-probe";
-constexpr int kD = 64, kBc = 64;
+constexpr int kBc = 64;
 // Per warp: smid, inner steps, cycles in {gap, outer, wait, compute, store}, start clock, end
 // clock, start ns, end ns.
 enum Seg { kGap = 0, kOuter = 1, kWait = 2, kCompute = 3, kStore = 4, kSegs = 5 };
@@ -109,50 +112,50 @@ struct Bufs {
     std::vector<__half> hq, hk, hv;
 };
 
-template <int BR>
+template <int D, int BR>
 size_t smem_bytes() {
-    return static_cast<size_t>(2 * BR * kD + 2 * kBc * kD) * sizeof(__half) + 2 * BR * sizeof(float);
+    return static_cast<size_t>(2 * BR * D + 2 * kBc * D) * sizeof(__half) + 2 * BR * sizeof(float);
 }
 
-template <int BR, Way kWay>
+template <int D, int BR, Way kWay>
 auto kernel() {
     using Hooks = std::conditional_t<kWay == Way::record, Recorder,
                                      std::conditional_t<kWay == Way::no_stores, NoStores, tilescope::kern::NoHooks>>;
-    return tilescope::kern::flash1_fwd_kernel<__half, BR, kBc, kD, Hooks>;
+    return tilescope::kern::flash1_fwd_kernel<__half, BR, kBc, D, Hooks>;
 }
 
-template <int BR, Way kWay>
+template <int D, int BR, Way kWay>
 bool launch(const Bufs& b, __half* o, int bh, int n) {
-    const auto kern = kernel<BR, kWay>();
-    const size_t smem = smem_bytes<BR>();
+    const auto kern = kernel<D, BR, kWay>();
+    const size_t smem = smem_bytes<D, BR>();
     if (smem > 48 * 1024 &&
         cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)) != cudaSuccess)
         return probe_ok(kTool, "cudaFuncSetAttribute");
-    const float scale_log2 = 1.0f / std::sqrt(static_cast<float>(kD)) * 1.4426950408889634f;
+    const float scale_log2 = 1.0f / std::sqrt(static_cast<float>(D)) * 1.4426950408889634f;
     kern<<<static_cast<unsigned>(bh), BR * 2, smem>>>(b.q, b.k, b.v, o, b.ws, b.ws + static_cast<size_t>(bh) * n, n, n,
                                                       scale_log2, 0);
     return probe_ok(kTool, "flash1_fwd_kernel");
 }
 
-template <int BR, Way kWay>
+template <int D, int BR, Way kWay>
 float timed(const Bufs& b, __half* o, int bh, int n, cudaEvent_t e0, cudaEvent_t e1) {
     if (!tilescope::kern::launch_l2_flush(b.flush, static_cast<int64_t>(kFlushBytes))) {
         std::fprintf(stderr, "%s: L2 flush launch failed\n", kTool);
         return -1.f;
     }
     cudaEventRecord(e0);
-    if (!launch<BR, kWay>(b, o, bh, n)) return -1.f;
+    if (!launch<D, BR, kWay>(b, o, bh, n)) return -1.f;
     return probe_elapsed_ms(kTool, "flash1_fwd_kernel", e0, e1);
 }
 
 // The plain and the recording kernel on one grid: bit-equal O, sampled rows against float64.
-template <int BR>
+template <int D, int BR>
 bool check(const Bufs& b, int bh, int n, std::mt19937& rng) {
-    const size_t count = static_cast<size_t>(bh) * n * kD;
+    const size_t count = static_cast<size_t>(bh) * n * D;
     cudaMemset(b.o, 0xff, count * 2);  // fp16 0xffff: NaN
     cudaMemset(b.o2, 0xff, count * 2);
     cudaMemset(b.rec, 0, static_cast<size_t>(bh) * (BR / 16) * kFields * 8);
-    if (!launch<BR, Way::plain>(b, b.o, bh, n) || !launch<BR, Way::record>(b, b.o2, bh, n)) return false;
+    if (!launch<D, BR, Way::plain>(b, b.o, bh, n) || !launch<D, BR, Way::record>(b, b.o2, bh, n)) return false;
     std::vector<__half> o1(count), o2(count);
     cudaMemcpy(o1.data(), b.o, count * 2, cudaMemcpyDeviceToHost);
     cudaMemcpy(o2.data(), b.o2, count * 2, cudaMemcpyDeviceToHost);
@@ -164,7 +167,7 @@ bool check(const Bufs& b, int bh, int n, std::mt19937& rng) {
     }
     // The kernel without stores must leave the poisoned O untouched.
     cudaMemset(b.o2, 0xff, count * 2);
-    if (!launch<BR, Way::no_stores>(b, b.o2, bh, n)) return false;
+    if (!launch<D, BR, Way::no_stores>(b, b.o2, bh, n)) return false;
     cudaMemcpy(o2.data(), b.o2, count * 2, cudaMemcpyDeviceToHost);
     if (!probe_ok(kTool, "copy O")) return false;
     for (size_t i = 0; i < count; ++i) {
@@ -175,16 +178,16 @@ bool check(const Bufs& b, int bh, int n, std::mt19937& rng) {
     }
     // Every row of a small grid; of a large one the last row of the last head and 11 random rows.
     const std::vector<long long> pick = probe_check_rows(static_cast<long long>(bh) * n, 1024, 12, rng);
-    const double scale = 1.0 / std::sqrt(static_cast<double>(kD));
+    const double scale = 1.0 / std::sqrt(static_cast<double>(D));
     std::vector<double> p(static_cast<size_t>(n));
     for (const int64_t r : pick) {
         const int64_t head = r / n;
-        const __half* qr = &b.hq[static_cast<size_t>(r) * kD];
+        const __half* qr = &b.hq[static_cast<size_t>(r) * D];
         double mx = -INFINITY;
         for (int j = 0; j < n; ++j) {
-            const __half* kr = &b.hk[(static_cast<size_t>(head) * n + j) * kD];
+            const __half* kr = &b.hk[(static_cast<size_t>(head) * n + j) * D];
             double s = 0;
-            for (int c = 0; c < kD; ++c) s += static_cast<double>(__half2float(qr[c])) * __half2float(kr[c]);
+            for (int c = 0; c < D; ++c) s += static_cast<double>(__half2float(qr[c])) * __half2float(kr[c]);
             p[static_cast<size_t>(j)] = s * scale;
             mx = std::max(mx, p[static_cast<size_t>(j)]);
         }
@@ -194,12 +197,12 @@ bool check(const Bufs& b, int bh, int n, std::mt19937& rng) {
         // (tests/kernels/test_attention.cpp): fp16 P and an O rounded to fp16 after every outer step.
         double err2 = 0, ref2 = 0;
         bool finite = true;
-        for (int c = 0; c < kD; ++c) {
+        for (int c = 0; c < D; ++c) {
             double ref = 0;
             for (int j = 0; j < n; ++j)
-                ref += p[static_cast<size_t>(j)] * __half2float(b.hv[(static_cast<size_t>(head) * n + j) * kD + c]);
+                ref += p[static_cast<size_t>(j)] * __half2float(b.hv[(static_cast<size_t>(head) * n + j) * D + c]);
             ref /= sum;
-            const double got = static_cast<double>(__half2float(o1[static_cast<size_t>(r) * kD + c]));
+            const double got = static_cast<double>(__half2float(o1[static_cast<size_t>(r) * D + c]));
             finite = finite && std::isfinite(got);
             err2 += (got - ref) * (got - ref);
             ref2 += ref * ref;
@@ -220,32 +223,33 @@ double median(std::vector<double> v) {
     return v[v.size() / 2];
 }
 
-template <int BR>
+template <int D, int BR>
 bool run_grid(const Bufs& b, int batch, int sms, std::mt19937& rng, cudaEvent_t e0, cudaEvent_t e1) {
     constexpr int kWarps = BR / 16;
-    const int heads = 32, n = 16384 / batch, bh = batch * heads;
-    if (!check<BR>(b, bh, n, rng)) return false;
+    // The data set's heads: 32 at d = 64, 16 at d = 128 (batch x heads x N x d = 2^25 either way).
+    const int heads = D == 64 ? 32 : 16, n = 16384 / batch, bh = batch * heads;
+    if (!check<D, BR>(b, bh, n, rng)) return false;
     int per_sm = 0, per_sm_rec = 0;
     int per_sm_ns = 0;
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel<BR, Way::plain>(), BR * 2, smem_bytes<BR>());
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_rec, kernel<BR, Way::record>(), BR * 2, smem_bytes<BR>());
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_ns, kernel<BR, Way::no_stores>(), BR * 2, smem_bytes<BR>());
-    if (timed<BR, Way::plain>(b, b.o, bh, n, e0, e1) < 0) return false;  // warm-up
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel<D, BR, Way::plain>(), BR * 2, smem_bytes<D, BR>());
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_rec, kernel<D, BR, Way::record>(), BR * 2, smem_bytes<D, BR>());
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_ns, kernel<D, BR, Way::no_stores>(), BR * 2, smem_bytes<D, BR>());
+    if (timed<D, BR, Way::plain>(b, b.o, bh, n, e0, e1) < 0) return false;  // warm-up
     std::vector<double> ms, ms_ns;
     for (int r = 0; r < 5; ++r) {
-        const float t = timed<BR, Way::plain>(b, b.o, bh, n, e0, e1);
+        const float t = timed<D, BR, Way::plain>(b, b.o, bh, n, e0, e1);
         if (t < 0) return false;
         ms.push_back(t);
     }
-    if (timed<BR, Way::no_stores>(b, b.o2, bh, n, e0, e1) < 0) return false;  // warm-up
+    if (timed<D, BR, Way::no_stores>(b, b.o2, bh, n, e0, e1) < 0) return false;  // warm-up
     for (int r = 0; r < 5; ++r) {
-        const float t = timed<BR, Way::no_stores>(b, b.o2, bh, n, e0, e1);
+        const float t = timed<D, BR, Way::no_stores>(b, b.o2, bh, n, e0, e1);
         if (t < 0) return false;
         ms_ns.push_back(t);
     }
     const size_t nwarps = static_cast<size_t>(bh) * kWarps;
     cudaMemset(b.rec, 0, nwarps * kFields * 8);
-    const float rec_ms = timed<BR, Way::record>(b, b.o2, bh, n, e0, e1);
+    const float rec_ms = timed<D, BR, Way::record>(b, b.o2, bh, n, e0, e1);
     if (rec_ms < 0) return false;
     std::vector<unsigned long long> raw(nwarps * kFields);
     cudaMemcpy(raw.data(), b.rec, raw.size() * 8, cudaMemcpyDeviceToHost);
@@ -282,13 +286,13 @@ bool run_grid(const Bufs& b, int batch, int sms, std::mt19937& rng, cudaEvent_t 
     std::sort(ms.begin(), ms.end());
     std::sort(ms_ns.begin(), ms_ns.end());
     std::printf("{\"probe\":\"flash1_step\",\"grid\":\"flash1_b%d_h%d_n%d_d%d_%dx%d\",\"batch\":%d,\"heads\":%d,\"seq\":%d,"
-                "\"tile_m\":%d,\"tile_n\":%d,\"warps\":%d,\"blocks\":%d,\"blocks_per_sm\":%d,\"blocks_per_sm_recording\":%d,"
+                "\"head_dim\":%d,\"tile_m\":%d,\"tile_n\":%d,\"warps\":%d,\"blocks\":%d,\"blocks_per_sm\":%d,\"blocks_per_sm_recording\":%d,"
                 "\"blocks_per_sm_no_stores\":%d,\"waves\":%.3f,\"warps_per_subpartition\":%.2f,\"ms_plain\":%.4f,"
                 "\"ms_no_stores\":%.4f,\"ms_recording\":%.4f,\"sm_ghz\":%.4f,"
                 "\"steps_per_warp\":%.0f,\"warp_us_median\":%.3f,\"step_ns_median\":%.1f,\"wait_ns_per_step\":%.1f,"
                 "\"compute_ns_per_step\":%.1f,\"store_ns_per_step\":%.1f,\"gap_ns_per_step\":%.1f,"
                 "\"outer_ns_per_outer_step\":%.1f}\n",
-                batch, heads, n, kD, BR, kBc, batch, heads, n, BR, kBc, kWarps, bh, per_sm, per_sm_rec, per_sm_ns, waves, k,
+                batch, heads, n, D, BR, kBc, batch, heads, n, D, BR, kBc, kWarps, bh, per_sm, per_sm_rec, per_sm_ns, waves, k,
                 ms[2], ms_ns[2], rec_ms, ghz, median(steps), median(warp_us), median(warp_us) * 1000 / median(steps), median(seg[kWait]),
                 median(seg[kCompute]), median(seg[kStore]), median(seg[kGap]), median(seg[kOuter]));
     return true;
@@ -303,7 +307,7 @@ int main(int argc, char** argv) {
     if (sms == 0) return 3;
     const unsigned seed = probe_seed();
     std::mt19937 rng(seed);
-    const size_t elems = size_t{32} * 16384 * kD;  // every grid: batch x heads x N x d = 2^25
+    const size_t elems = size_t{32} * 16384 * 64;  // every grid: batch x heads x N x d = 2^25
     Bufs b;
     std::uniform_real_distribution<float> u(-1.f, 1.f);
     for (auto* h : {&b.hq, &b.hk, &b.hv}) {
@@ -329,13 +333,18 @@ int main(int argc, char** argv) {
     bool ok = true;
     if (check_only) {
         // Ragged and small: N not a multiple of any tile, two heads.
-        ok = check<32>(b, 2, 300, rng) && check<64>(b, 2, 300, rng) && check<128>(b, 2, 300, rng);
+        ok = check<64, 32>(b, 2, 300, rng) && check<64, 64>(b, 2, 300, rng) && check<64, 128>(b, 2, 300, rng) &&
+             check<128, 32>(b, 2, 300, rng) && check<128, 64>(b, 2, 300, rng) && check<128, 128>(b, 2, 300, rng);
         if (ok) std::printf("{\"probe\":\"check\",\"result\":\"pass\"}\n");
         return ok ? 0 : 1;
     }
     for (const int batch : {1, 2, 4, 8}) {
-        ok = ok && run_grid<32>(b, batch, sms, rng, e0, e1) && run_grid<64>(b, batch, sms, rng, e0, e1) &&
-             run_grid<128>(b, batch, sms, rng, e0, e1);
+        ok = ok && run_grid<64, 32>(b, batch, sms, rng, e0, e1) && run_grid<64, 64>(b, batch, sms, rng, e0, e1) &&
+             run_grid<64, 128>(b, batch, sms, rng, e0, e1);
+    }
+    for (const int batch : {1, 2, 4, 8}) {
+        ok = ok && run_grid<128, 32>(b, batch, sms, rng, e0, e1) && run_grid<128, 64>(b, batch, sms, rng, e0, e1) &&
+             run_grid<128, 128>(b, batch, sms, rng, e0, e1);
     }
     return ok ? 0 : 1;
 }
