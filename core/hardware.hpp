@@ -89,9 +89,10 @@ struct Calibration {
     // Simulator: the warp's own time to issue its global stores, per byte each thread of the block
     // stores in the iteration (docs/validation change 76), as warp_load_issue_ns_per_byte is for its
     // loads: part of t_warp, and with warp_load_issue_serial 1 charged k times (the warps of a
-    // sub-partition issue them one after another). Only launches whose stores are whole 16-byte
-    // lanes copied out of shared memory (FlashAttention-1's O_i, l_i, m_i each inner step,
-    // FlashAttention-2's O, softmax's y); fragment stores keep their own fragment_store_* laws.
+    // sub-partition issue them one after another). Only launches whose stores are staged through
+    // shared memory (Launch::staged_stores: FlashAttention-1's O_i, l_i, m_i each inner step,
+    // FlashAttention-2's O); register stores (softmax's y) and fragment stores are not charged
+    // (until 7a175c0 every non-fragment store was: candidate SR, which the softmax family refused).
     // tilescope-flash1-step-probe (change 75, lent H200): FlashAttention-1's inner step without
     // its stores is 1.86-1.91 us at 2, 4 and 8 warps, alone on its SM; with them 0.27-0.35 us
     // longer at one warp per sub-partition and 0.75 us at two, for 68 B per thread.

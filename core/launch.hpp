@@ -92,6 +92,11 @@ struct Launch {
     // bytes there; they drain at Calibration::fragment_store_bytes_per_s when a profile sets it.
     int fragment_store_row_bytes = 0;
     bool fragment_stores() const { return fragment_store_row_bytes > 0; }
+    // Its global stores are staged: the warps write their results to shared memory, read them
+    // back as 16-byte lanes and store those (FlashAttention-1's O_i every inner step,
+    // FlashAttention-2's O at the end). Calibration::warp_store_issue_ns_per_byte charges the
+    // warps for such stores only (docs/validation change 76).
+    bool staged_stores = false;
     // L2 bytes (lts__t_bytes, L2 work) per stored byte with `sector_bytes`-byte sectors.
     std::int64_t store_sector_factor(int sector_bytes) const {
         return fragment_stores() && sector_bytes > fragment_store_row_bytes ? sector_bytes / fragment_store_row_bytes : 1;

@@ -100,6 +100,7 @@ Result<std::vector<Launch>> lower_flash1(const Workload& w, const Hardware& hw) 
                                                           static_cast<int>(p.br), static_cast<int>(p.bc), p.warps)
                                  .value_or(attention_registers(p.br, p.bc, p.d, p.warps, p.dt));
     l.stages = 1;
+    l.staged_stores = true;  // the new O_i goes through shared memory to 16-byte stores
     const std::int64_t q_bytes = p.bh * p.n * p.d * p.dt;
     const std::int64_t kv_bytes = p.bh * p.n_kv * p.d * p.dt;
     l.buffers = {{"Q", q_bytes, false}, {"K", kv_bytes, false}, {"V", kv_bytes, false},

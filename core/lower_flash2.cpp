@@ -89,6 +89,7 @@ Result<std::vector<Launch>> lower_flash2(const Workload& w, const Hardware& hw) 
                                                           static_cast<int>(p.br), static_cast<int>(p.bc), p.warps)
                                  .value_or(attention_registers(p.br, p.bc, p.d, p.warps, p.dt));
     l.stages = w.tile.stages;
+    l.staged_stores = true;  // O is staged in the Q tile's shared memory for 16-byte stores
     const std::int64_t qkv_bytes = p.bh * p.n * p.d * p.dt;
     const std::int64_t kv_bytes = p.bh * p.n_kv * p.d * p.dt;
     l.buffers = {{"Q", qkv_bytes, false}, {"K", kv_bytes, false}, {"V", kv_bytes, false},

@@ -271,10 +271,10 @@ WarpModel warp_model(const Rates& r, const Launch& launch, const Residency& res)
     m.ns_per_tensor_flop_per_warp = r.tensor_flops_per_ns_per_warp > 0 ? 1.0 / r.tensor_flops_per_ns_per_warp : 0.0;
     m.iteration_ns = r.warp_iteration_ns;
     m.issue_ns_per_load_byte = r.warp_load_issue_ns_per_byte / std::max(1, launch.threads_per_block);
-    // Change 76: only launches whose stores are whole 16-byte lanes from shared memory (flash1's
-    // O, l, m; flash2's O; softmax's y). Fragment stores (the GEMM kernel's epilogue) keep their
-    // own laws (Calibration::fragment_store_*).
-    if (!launch.fragment_stores())
+    // Change 76: only launches whose stores are staged through shared memory (flash1's O_i every
+    // inner step, flash2's O). Register stores (softmax's y) and fragment stores (the GEMM
+    // kernel's epilogue, with its own fragment_store_* laws) are not charged.
+    if (launch.staged_stores)
         m.issue_ns_per_store_byte = r.warp_store_issue_ns_per_byte / std::max(1, launch.threads_per_block);
     m.ns_per_smem_read_byte = r.warp_smem_read_ns_per_byte / w;
     m.ns_per_op = r.warp_op_ns / std::max(1, launch.threads_per_block);

@@ -387,3 +387,36 @@ TEST_CASE("repeat_of finds twins: every (batch, head), row block and whole tile 
     m.tile_m = 4;  // 10 blocks, the last with one row
     CHECK(twins(m) == std::vector<std::int64_t>{8});
 }
+
+TEST_CASE("staged stores: the fused attention kernels stage their stores in shared memory, the others do not",
+          "[lower]") {
+    // Launch::staged_stores (docs/validation change 76): flash1's O_i and flash2's O go through
+    // shared memory to 16-byte stores; the softmax kernel stores y from registers and the GEMM
+    // kernel (the GEMM family, naive attention's QK^T and P V) stores accumulator fragments.
+    auto spec = [](const std::string& kernel) {
+        WorkloadSpec s;
+        s.kernel = kernel;
+        if (kernel == "gemm") {
+            s.m = s.n = s.k = 256;
+        } else if (kernel == "softmax") {
+            s.rows = 64;
+            s.cols = 1024;
+        } else {
+            s.batch = 1;
+            s.heads = 2;
+            s.seq = 256;
+            s.head_dim = 64;
+        }
+        return s;
+    };
+    for (const std::string kernel : {"attention-flash1", "attention-flash2", "attention-naive", "gemm", "softmax"}) {
+        INFO(kernel);
+        auto launches = lower(*make_workload(spec(kernel)), h100());
+        REQUIRE(launches.ok());
+        const bool fused = kernel == "attention-flash1" || kernel == "attention-flash2";
+        for (const Launch& l : *launches) {
+            INFO(l.name);
+            CHECK(l.staged_stores == fused);
+        }
+    }
+}

@@ -538,13 +538,14 @@ TEST_CASE("warp model, serial load issue: a block alone on its SM takes t_rest k
 // The store issue (Calibration::warp_store_issue_ns_per_byte, docs/validation change 76): a warp's
 // global stores cost it st = c x the bytes each thread stores in the iteration, issued like its
 // loads: with the serial load issue, k warps per sub-partition pay ld + st k times. Only launches
-// whose stores are not fragment stores (the GEMM kernel's epilogue keeps its own laws).
+// whose stores are staged through shared memory (Launch::staged_stores: flash1, flash2).
 namespace {
 
 // tensor_launch with its one final store replaced by a 1 KiB store in every iteration, next to
 // the iteration's load and mma (as FlashAttention-1 stores O_i, l_i, m_i every inner step).
 Launch storing_each_iteration(std::int64_t blocks, int threads, double flops, std::int64_t iterations) {
     Launch l = test::tensor_launch(blocks, threads, flops, iterations);
+    l.staged_stores = true;
     constexpr std::int64_t kBytes = 1024;
     l.buffers[1].bytes = kBytes * iterations * blocks;
     l.counts.global_store_bytes = static_cast<double>(kBytes * iterations * blocks);
@@ -594,8 +595,12 @@ TEST_CASE("warp model, store issue: the warps pay their stores' issue as they pa
     Hardware power = stores;
     power.calibration.warp_load_issue_serial = 0;
     CHECK(duration(four, power) == Approx(iters * (rest + ld + st) * std::sqrt(8.0)).epsilon(0.01));
-    // Fragment stores are not charged: a launch whose stores are fragments times as without the law.
-    Launch frag = four;
+    // Unstaged stores are not charged: register stores (softmax) and fragments (the GEMM kernel)
+    // time as without the law.
+    Launch plain = four;
+    plain.staged_stores = false;
+    CHECK(duration(plain, stores) == Approx(duration(plain, hw)).epsilon(1e-12));
+    Launch frag = plain;
     frag.fragment_store_row_bytes = 16;
     CHECK(duration(frag, stores) == Approx(duration(frag, hw)).epsilon(1e-12));
 }
