@@ -95,7 +95,8 @@ struct Calibration {
     // (until 7a175c0 every non-fragment store was: candidate SR, which the softmax family refused).
     // tilescope-flash1-step-probe (change 75, lent H200): FlashAttention-1's inner step without
     // its stores is 1.86-1.91 us at 2, 4 and 8 warps, alone on its SM; with them 0.27-0.35 us
-    // longer at one warp per sub-partition and 0.75 us at two, for 68 B per thread.
+    // longer at one warp per sub-partition and 0.75 us at two, for 68 B per thread (d = 64); at
+    // d = 128, 132 B per thread, 0.71-1.2 us: 5.4 ns/B over both (docs/validation change 76).
     // Power-law form only. 0 = none (the default: profiles without the field predict exactly as
     // before).
     double warp_store_issue_ns_per_byte = 0.0;

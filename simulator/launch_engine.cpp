@@ -693,8 +693,8 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
                 const double w = warp_.work(tensor, gl, smem_read, fp32 + sfu);
                 if (w > comp_ns) {
                     comp_ns = w;
-                    // The serial load issue's part (warp_.work's k x ld / B), when it is the warp
-                    // model's time that the phase takes.
+                    // The serial load (and, change 76, staged store) issue's part (warp_.work's
+                    // k x gl / B), when it is the warp model's time that the phase takes.
                     if (warp_.serial_load)
                         ld_ns = warp_.k * warp_.issue_ns_per_load_byte * load_bytes / warp_.blocks +
                                 warp_.k * warp_.issue_ns_per_store_byte * store_bytes / warp_.blocks;
