@@ -100,6 +100,44 @@ void check_power_law_flag(double Calibration::*field, const std::string& name) {
     }
 }
 
+// A non-negative amount of the warp model's power-law form (`name`, at `field`, set to `value`):
+// absent from a profile that leaves it 0, fingerprinted and round-tripped when set, on its own
+// enough to turn the warp model on, a negative value refused (by the parser and the simulator,
+// naming it), and refused by the simulator beside the issue or queue form.
+void check_power_law_amount(double Calibration::*field, const std::string& name, double value) {
+    Hardware hw = test::test_gpu();
+    hw.calibration.calibrated = true;
+    hw.calibration.warp_iteration_ns = 250;
+    CHECK(hardware_to_json(hw).find(name) == std::string::npos);
+    const std::string before = profile_fingerprint(hw);
+    hw.calibration.*field = value;
+    CHECK(profile_fingerprint(hw) != before);
+    auto back = parse_hardware(hardware_to_json(hw), "test");
+    INFO((back ? std::string() : back.error().message));
+    REQUIRE(back.ok());
+    CHECK(back->calibration.*field == value);
+    Calibration only;
+    only.*field = value;
+    CHECK(only.warp_model());
+
+    auto neg_json = parse_hardware(test::with_field(hardware_to_json(hw), name, "-1"), "test");
+    REQUIRE_FALSE(neg_json.ok());
+    CHECK(neg_json.error().message.find(name) != std::string::npos);
+    Hardware neg_hw = hw;
+    neg_hw.calibration.*field = -0.5;
+    auto neg = sim::simulate(test::test_workload(), {test::tensor_launch(1, 64, 1e3)}, neg_hw, sim::Options{});
+    REQUIRE_FALSE(neg.ok());
+    CHECK(neg.error().message.find(name) != std::string::npos);
+    hw.calibration.warp_overlap_exponent = 1;
+    for (double Calibration::*form : {&Calibration::warp_issue_model, &Calibration::warp_queue_model}) {
+        Hardware f = hw;
+        f.calibration.*form = 1;
+        auto r = sim::simulate(test::test_workload(), {test::tensor_launch(1, 64, 1e3)}, f, sim::Options{});
+        REQUIRE_FALSE(r.ok());
+        CHECK(r.error().message.find(name + " needs the power-law warp model") != std::string::npos);
+    }
+}
+
 }  // namespace
 
 TEST_CASE("warp model: the defaults leave it off", "[sim][warp_model]") {
@@ -607,37 +645,7 @@ TEST_CASE("warp model, store issue: the warps pay their stores' issue as they pa
 
 TEST_CASE("warp model, store issue: the field is optional, round-trips, is fingerprinted and range-checked",
           "[sim][warp_model][store_issue][profile]") {
-    Hardware hw = test::test_gpu();
-    hw.calibration.calibrated = true;
-    hw.calibration.warp_iteration_ns = 250;
-    CHECK(hardware_to_json(hw).find("warp_store_issue_ns_per_byte") == std::string::npos);
-    const std::string before = profile_fingerprint(hw);
-    hw.calibration.warp_store_issue_ns_per_byte = 5.25;
-    CHECK(profile_fingerprint(hw) != before);
-    auto back = parse_hardware(hardware_to_json(hw), "test");
-    INFO((back ? std::string() : back.error().message));
-    REQUIRE(back.ok());
-    CHECK(back->calibration.warp_store_issue_ns_per_byte == 5.25);
-    Calibration only;
-    only.warp_store_issue_ns_per_byte = 1;
-    CHECK(only.warp_model());
-
-    auto neg_json = parse_hardware(test::with_field(hardware_to_json(hw), "warp_store_issue_ns_per_byte", "-1"), "test");
-    REQUIRE_FALSE(neg_json.ok());
-    CHECK(neg_json.error().message.find("warp_store_issue_ns_per_byte") != std::string::npos);
-    hw.calibration.warp_store_issue_ns_per_byte = -0.5;
-    auto neg = sim::simulate(test::test_workload(), {test::tensor_launch(1, 64, 1e3)}, hw, sim::Options{});
-    REQUIRE_FALSE(neg.ok());
-    CHECK(neg.error().message.find("warp_store_issue_ns_per_byte") != std::string::npos);
-    hw.calibration.warp_store_issue_ns_per_byte = 5;
-    hw.calibration.warp_overlap_exponent = 1;
-    for (double Calibration::*form : {&Calibration::warp_issue_model, &Calibration::warp_queue_model}) {
-        Hardware f = hw;
-        f.calibration.*form = 1;
-        auto r = sim::simulate(test::test_workload(), {test::tensor_launch(1, 64, 1e3)}, f, sim::Options{});
-        REQUIRE_FALSE(r.ok());
-        CHECK(r.error().message.find("warp_store_issue_ns_per_byte needs the power-law warp model") != std::string::npos);
-    }
+    check_power_law_amount(&Calibration::warp_store_issue_ns_per_byte, "warp_store_issue_ns_per_byte", 5.25);
 }
 
 TEST_CASE("warp model, serial load issue: the flag is 0 or 1, round-trips and excludes the issue and queue forms",
@@ -674,35 +682,7 @@ TEST_CASE("warp model, fill wait: each iteration waits c x the block's loaded by
 
 TEST_CASE("warp model, fill wait: the field is optional, round-trips, is fingerprinted and range-checked",
           "[sim][warp_model][fill_wait][profile]") {
-    Hardware hw = test::test_gpu();
-    hw.calibration.calibrated = true;
-    hw.calibration.warp_iteration_ns = 250;
-    CHECK(hardware_to_json(hw).find("warp_fill_wait_ns_per_byte") == std::string::npos);
-    const std::string before = profile_fingerprint(hw);
-    hw.calibration.warp_fill_wait_ns_per_byte = 0.015625;
-    CHECK(profile_fingerprint(hw) != before);
-    auto back = parse_hardware(hardware_to_json(hw), "test");
-    INFO((back ? std::string() : back.error().message));
-    REQUIRE(back.ok());
-    CHECK(back->calibration.warp_fill_wait_ns_per_byte == 0.015625);
-    // Alone it turns the warp model on (the law lives there).
-    Calibration only;
-    only.warp_fill_wait_ns_per_byte = 0.01;
-    CHECK(only.warp_model());
-
-    hw.calibration.warp_fill_wait_ns_per_byte = -0.5;
-    auto neg = sim::simulate(test::test_workload(), {test::tensor_launch(1, 64, 1e3)}, hw, sim::Options{});
-    REQUIRE_FALSE(neg.ok());
-    CHECK(neg.error().message.find("warp_fill_wait_ns_per_byte") != std::string::npos);
-    hw.calibration.warp_fill_wait_ns_per_byte = 0.01;
-    hw.calibration.warp_overlap_exponent = 1;
-    for (double Calibration::*form : {&Calibration::warp_issue_model, &Calibration::warp_queue_model}) {
-        Hardware f = hw;
-        f.calibration.*form = 1;
-        auto r = sim::simulate(test::test_workload(), {test::tensor_launch(1, 64, 1e3)}, f, sim::Options{});
-        REQUIRE_FALSE(r.ok());
-        CHECK(r.error().message.find("warp_fill_wait_ns_per_byte needs the power-law warp model") != std::string::npos);
-    }
+    check_power_law_amount(&Calibration::warp_fill_wait_ns_per_byte, "warp_fill_wait_ns_per_byte", 0.015625);
 }
 
 // The shared wait (Calibration::warp_wait_shared, docs/validation change 48): the power law's
