@@ -695,6 +695,8 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
                     comp_ns = w;
                     // The serial load (and, change 76, staged store) issue's part (warp_.work's
                     // k x gl / B), when it is the warp model's time that the phase takes.
+                    // (Loads and stores summed term by term, not k x gl / B: the load term keeps
+                    // the bits it had before change 76.)
                     if (warp_.serial_load)
                         ld_ns = warp_.k * warp_.issue_ns_per_load_byte * load_bytes / warp_.blocks +
                                 warp_.k * warp_.issue_ns_per_store_byte * store_bytes / warp_.blocks;

@@ -139,13 +139,8 @@ bool launch(const Bufs& b, __half* o, int bh, int n) {
 
 template <int D, int BR, Way kWay>
 float timed(const Bufs& b, __half* o, int bh, int n, cudaEvent_t e0, cudaEvent_t e1) {
-    if (!tilescope::kern::launch_l2_flush(b.flush, static_cast<int64_t>(kFlushBytes))) {
-        std::fprintf(stderr, "%s: L2 flush launch failed\n", kTool);
-        return -1.f;
-    }
-    cudaEventRecord(e0);
-    if (!launch<D, BR, kWay>(b, o, bh, n)) return -1.f;
-    return probe_elapsed_ms(kTool, "flash1_fwd_kernel", e0, e1);
+    return probe_flushed_ms(kTool, "flash1_fwd_kernel", b.flush, static_cast<long long>(kFlushBytes), e0, e1,
+                            [&] { return launch<D, BR, kWay>(b, o, bh, n); });
 }
 
 // The plain and the recording kernel on one grid: bit-equal O, sampled rows against float64.

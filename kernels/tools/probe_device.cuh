@@ -5,7 +5,8 @@
 // probe_check_arg reads the command line of a probe whose only option is --check, and
 // probe_check_out_args that of one that also takes --out DIR. probe_global_ns and probe_smid read
 // the GPU's clock (%globaltimer, ns) and the SM a thread runs on, for the timeline probes.
-// probe_elapsed_ms ends a timed launch: records e1, waits, checks the launch, reads e0 -> e1.
+// probe_elapsed_ms ends a timed launch: records e1, waits, checks the launch, reads e0 -> e1;
+// probe_flushed_ms times one launch the way `tilescope measure` does, the L2 flushed first.
 // probe_seed draws a fresh seed for a probe's random inputs and prints it
 // ({"probe":"seed","seed":...}) so that a failed check can be rerun; probe_events creates the
 // pair of events a probe times its launches between; probe_check_rows picks the rows a check
@@ -18,6 +19,8 @@
 #include <cstring>
 #include <random>
 #include <vector>
+
+#include "kernels/common/fill.hpp"
 
 inline int probe_device(const char* tool) {
     int n = 0;
@@ -112,6 +115,22 @@ inline float probe_elapsed_ms(const char* tool, const char* what, cudaEvent_t e0
     float ms = 0;
     cudaEventElapsedTime(&ms, e0, e1);
     return ms;
+}
+
+// One launch timed as `tilescope measure` times it: the L2 flushed by reading `flush_bytes` of
+// `flush` (kernels/common/fill.cu; a memset would leave dirty lines the timed kernel then writes
+// back), e0 recorded, `launch()` (true when it started) run, then probe_elapsed_ms. -1 (after a
+// line on stderr) when the flush or the launch failed.
+template <class Launch>
+float probe_flushed_ms(const char* tool, const char* what, const void* flush, long long flush_bytes, cudaEvent_t e0,
+                       cudaEvent_t e1, Launch&& launch) {
+    if (!tilescope::kern::launch_l2_flush(flush, flush_bytes)) {
+        std::fprintf(stderr, "%s: L2 flush launch failed\n", tool);
+        return -1.f;
+    }
+    cudaEventRecord(e0);
+    if (!launch()) return -1.f;
+    return probe_elapsed_ms(tool, what, e0, e1);
 }
 
 __device__ __forceinline__ unsigned long long probe_global_ns() {

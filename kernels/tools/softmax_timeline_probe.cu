@@ -94,17 +94,11 @@ bool launch(const Bufs& b, __half* y, int64_t rows, int64_t cols) {
 
 template <int W, bool kOnline, bool kRecord>
 float timed(const Bufs& b, __half* y, int64_t rows, int64_t cols, cudaEvent_t e0, cudaEvent_t e1) {
-    // The L2 flush of `tilescope measure` (kernels/common/fill.cu): reading a buffer larger than
-    // the L2 leaves it holding clean lines. (A memset of the buffer would leave up to an L2 of
+    // The L2 flush of `tilescope measure`. (A memset of the buffer would leave up to an L2 of
     // dirty lines that the timed kernel then writes back: 9-26% longer softmax runs on the H200
     // in this probe's first run.)
-    if (!tilescope::kern::launch_l2_flush(b.flush, static_cast<int64_t>(kFlushBytes))) {
-        std::fprintf(stderr, "%s: L2 flush launch failed\n", kTool);
-        return -1.f;
-    }
-    cudaEventRecord(e0);
-    if (!launch<W, kOnline, kRecord>(b, y, rows, cols)) return -1.f;
-    return probe_elapsed_ms(kTool, "softmax_kernel", e0, e1);
+    return probe_flushed_ms(kTool, "softmax_kernel", b.flush, static_cast<long long>(kFlushBytes), e0, e1,
+                            [&] { return launch<W, kOnline, kRecord>(b, y, rows, cols); });
 }
 
 // The plain and the recording kernel on one grid: bit-equal y, sampled rows against float64.
