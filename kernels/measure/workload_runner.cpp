@@ -145,9 +145,14 @@ Status WorkloadRunner::run_all(void* stream) const {
 Result<std::unique_ptr<WorkloadRunner>> WorkloadRunner::create(const Workload& w, std::uint64_t seed) {
     TS_TRY_ST(workload_supported(w));
     std::unique_ptr<WorkloadRunner> r(new WorkloadRunner());
-    auto add_launch = [&](std::string name, std::function<Status(void*)> run,
-                          Result<KernelFacts> facts) -> Status {
+    // A launch runs `launch` on a copy of `args` with the stream the caller passes in.
+    auto add_launch = [&](std::string name, auto args, auto launch, Result<KernelFacts> facts) -> Status {
         if (!facts) return facts.error();
+        std::function<Status(void*)> run = [args, launch](void* s) {
+            auto x = args;
+            x.stream = s;
+            return launch(x);
+        };
         r->launches_.push_back(PlannedLaunch{std::move(name), std::move(run), *facts});
         return Status::success();
     };
@@ -169,23 +174,13 @@ Result<std::unique_ptr<WorkloadRunner>> WorkloadRunner::create(const Workload& w
             TS_TRY_ST(r->alloc("lse", bh * w.seq_q, DType::fp32, true, true));
             a.lse = static_cast<float*>(r->buffers_["lse"].data);
             TS_TRY_ST(add_launch(
-                "attention-flash2:fwd",
-                [a](void* s) {
-                    AttentionArgs x = a;
-                    x.stream = s;
-                    return launch_flash2(x);
-                },
+                "attention-flash2:fwd", a, [](const AttentionArgs& x) { return launch_flash2(x); },
                 flash2_facts(a)));
         } else if (w.kernel == KernelFamily::attention_flash1) {
             TS_TRY_ST(r->alloc("lm", 2 * bh * w.seq_q, DType::fp32, true, true));
             void* ws = r->buffers_["lm"].data;
             TS_TRY_ST(add_launch(
-                "attention-flash1:fwd",
-                [a, ws](void* s) {
-                    AttentionArgs x = a;
-                    x.stream = s;
-                    return launch_flash1(x, ws);
-                },
+                "attention-flash1:fwd", a, [ws](const AttentionArgs& x) { return launch_flash1(x, ws); },
                 flash1_facts(a)));
         } else {
             const std::int64_t scores = bh * w.seq_q * w.seq_kv;
@@ -197,28 +192,13 @@ Result<std::unique_ptr<WorkloadRunner>> WorkloadRunner::create(const Workload& w
             const SoftmaxArgs sm = naive_softmax_args(a, naive_default_softmax_tile(), w.variant, sp, pp);
             const GemmArgs pv = naive_gemm_args(a, w.tile, NaiveStage::pv, pp, nullptr);
             TS_TRY_ST(add_launch(
-                "attention-naive:qk",
-                [qk](void* s) {
-                    GemmArgs x = qk;
-                    x.stream = s;
-                    return launch_gemm(x);
-                },
+                "attention-naive:qk", qk, [](const GemmArgs& x) { return launch_gemm(x); },
                 gemm_facts(qk)));
             TS_TRY_ST(add_launch(
-                "attention-naive:softmax",
-                [sm](void* s) {
-                    SoftmaxArgs x = sm;
-                    x.stream = s;
-                    return launch_softmax(x);
-                },
+                "attention-naive:softmax", sm, [](const SoftmaxArgs& x) { return launch_softmax(x); },
                 softmax_facts(sm)));
             TS_TRY_ST(add_launch(
-                "attention-naive:pv",
-                [pv](void* s) {
-                    GemmArgs x = pv;
-                    x.stream = s;
-                    return launch_gemm(x);
-                },
+                "attention-naive:pv", pv, [](const GemmArgs& x) { return launch_gemm(x); },
                 gemm_facts(pv)));
         }
     } else if (w.kernel == KernelFamily::gemm) {
@@ -230,12 +210,7 @@ Result<std::unique_ptr<WorkloadRunner>> WorkloadRunner::create(const Workload& w
         g.b = r->buffers_["B"].data;
         g.c = r->buffers_["C"].data;
         TS_TRY_ST(add_launch(
-            "gemm",
-            [g](void* s) {
-                GemmArgs x = g;
-                x.stream = s;
-                return launch_gemm(x);
-            },
+            "gemm", g, [](const GemmArgs& x) { return launch_gemm(x); },
             gemm_facts(g)));
     } else {
         TS_TRY_ST(r->alloc("x", w.rows * w.cols, w.dtype, false, false));
@@ -244,12 +219,7 @@ Result<std::unique_ptr<WorkloadRunner>> WorkloadRunner::create(const Workload& w
         sa.x = r->buffers_["x"].data;
         sa.y = r->buffers_["y"].data;
         TS_TRY_ST(add_launch(
-            "softmax",
-            [sa](void* s) {
-                SoftmaxArgs x = sa;
-                x.stream = s;
-                return launch_softmax(x);
-            },
+            "softmax", sa, [](const SoftmaxArgs& x) { return launch_softmax(x); },
             softmax_facts(sa)));
     }
 

@@ -28,6 +28,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "kernels/attention/warp_tile.cuh"
 #include "kernels/common/hooks.cuh"
 #include "kernels/common/ptx.cuh"
 
@@ -105,73 +106,25 @@ __global__ void __launch_bounds__(BR * 2)
             Hooks::at(4);
 
             float s[BC / 8][4];
-#pragma unroll
-            for (int x = 0; x < BC / 8; ++x) s[x][0] = s[x][1] = s[x][2] = s[x][3] = 0.f;
-#pragma unroll
-            for (int kk = 0; kk < D / 16; ++kk) {
-                uint32_t a[4];
-                ldmatrix_x4(a, s_q + swz<kChunks>(wrow + (lane % 8) + ((lane / 8) % 2) * 8, 2 * kk + lane / 16));
-#pragma unroll
-                for (int nn = 0; nn < BC / 16; ++nn) {
-                    uint32_t b[4];
-                    ldmatrix_x4(b, s_k + swz<kChunks>(nn * 16 + (lane % 8) + (lane / 16) * 8, 2 * kk + (lane / 8) % 2));
-                    mma16816<T>(s[2 * nn], a, b[0], b[1]);
-                    mma16816<T>(s[2 * nn + 1], a, b[2], b[3]);
-                }
-            }
+            qk_tile<T, BC, D>(s, [&](int kk, uint32_t(&a)[4]) { q_fragment<D>(a, s_q, wrow, kk, lane); }, s_k, lane);
             const int col0 = j * BC;
             const int r0 = q0 + wrow + g;
-            if ((col0 + BC > seq_kv) || (causal && col0 + BC - 1 > q0 + wrow)) {
-#pragma unroll
-                for (int nt = 0; nt < BC / 8; ++nt)
-#pragma unroll
-                    for (int e = 0; e < 4; ++e) {
-                        const int col = col0 + nt * 8 + 2 * t + (e & 1);
-                        const int row = r0 + (e >> 1) * 8;
-                        if (col >= seq_kv || (causal && col > row)) s[nt][e] = -INFINITY;
-                    }
-            }
-            float mx0 = -INFINITY, mx1 = -INFINITY;
-#pragma unroll
-            for (int nt = 0; nt < BC / 8; ++nt) {
-                mx0 = fmaxf(mx0, fmaxf(s[nt][0], s[nt][1]));
-                mx1 = fmaxf(mx1, fmaxf(s[nt][2], s[nt][3]));
-            }
+            if ((col0 + BC > seq_kv) || (causal && col0 + BC - 1 > q0 + wrow)) mask_tile<BC>(s, col0, r0, t, seq_kv, causal);
+            float mx0, mx1;
+            row_max<BC>(s, mx0, mx1);
             const float mt0 = quad_max(mx0) * scale_log2;   // m~ (log2 domain)
             const float mt1 = quad_max(mx1) * scale_log2;
             const float base0 = mt0 == -INFINITY ? 0.f : mt0;
             const float base1 = mt1 == -INFINITY ? 0.f : mt1;
-            float lt0 = 0.f, lt1 = 0.f;
-#pragma unroll
-            for (int nt = 0; nt < BC / 8; ++nt) {
-                s[nt][0] = exp2f(fmaf(s[nt][0], scale_log2, -base0));
-                s[nt][1] = exp2f(fmaf(s[nt][1], scale_log2, -base0));
-                s[nt][2] = exp2f(fmaf(s[nt][2], scale_log2, -base1));
-                s[nt][3] = exp2f(fmaf(s[nt][3], scale_log2, -base1));
-                lt0 += s[nt][0] + s[nt][1];
-                lt1 += s[nt][2] + s[nt][3];
-            }
+            float lt0, lt1;
+            exp2_rows<BC>(s, scale_log2, base0, base1, lt0, lt1);
             lt0 = quad_sum(lt0);
             lt1 = quad_sum(lt1);
 
             float pv[D / 8][4];
 #pragma unroll
             for (int x = 0; x < D / 8; ++x) pv[x][0] = pv[x][1] = pv[x][2] = pv[x][3] = 0.f;
-#pragma unroll
-            for (int kb2 = 0; kb2 < BC / 16; ++kb2) {
-                uint32_t a[4];
-                a[0] = P::pack(s[2 * kb2][0], s[2 * kb2][1]);
-                a[1] = P::pack(s[2 * kb2][2], s[2 * kb2][3]);
-                a[2] = P::pack(s[2 * kb2 + 1][0], s[2 * kb2 + 1][1]);
-                a[3] = P::pack(s[2 * kb2 + 1][2], s[2 * kb2 + 1][3]);
-#pragma unroll
-                for (int dn = 0; dn < D / 16; ++dn) {
-                    uint32_t b[4];
-                    ldmatrix_x4_trans(b, s_v + swz<kChunks>(kb2 * 16 + (lane % 8) + ((lane / 8) % 2) * 8, 2 * dn + lane / 16));
-                    mma16816<T>(pv[2 * dn], a, b[0], b[1]);
-                    mma16816<T>(pv[2 * dn + 1], a, b[2], b[3]);
-                }
-            }
+            pv_tile<T, BC, D>(pv, s, s_v, lane);
 
             Hooks::at(5);
             const float mo0 = j > 0 ? s_m[wrow + g] : -INFINITY;

@@ -25,6 +25,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "kernels/attention/warp_tile.cuh"
 #include "kernels/common/hooks.cuh"
 #include "kernels/common/ptx.cuh"
 
@@ -127,56 +128,32 @@ __global__ void __launch_bounds__(BR * 2, flash2_min_blocks<BR, BC, D>())
         if (kQInRegs && j == 0) {
 #pragma unroll
             for (int kk = 0; kk < D / 16; ++kk)
-                ldmatrix_x4(qf[kQInRegs ? kk : 0],
-                            s_q + swz<kChunks>(wrow + (lane % 8) + ((lane / 8) % 2) * 8, 2 * kk + lane / 16));
+                q_fragment<D>(qf[kQInRegs ? kk : 0], s_q, wrow, kk, lane);
         }
         const uint32_t sk = s_k + stage * BC * D * 2;
         const uint32_t sv = s_v + stage * BC * D * 2;
 
         // S = Q K^T for this warp's 16 rows x BC columns.
         float s[BC / 8][4];
-#pragma unroll
-        for (int i = 0; i < BC / 8; ++i) s[i][0] = s[i][1] = s[i][2] = s[i][3] = 0.f;
-#pragma unroll
-        for (int kk = 0; kk < D / 16; ++kk) {
-            uint32_t a[4];
-            if constexpr (kQInRegs) {
-                a[0] = qf[kk][0]; a[1] = qf[kk][1]; a[2] = qf[kk][2]; a[3] = qf[kk][3];
-            } else {
-                ldmatrix_x4(a, s_q + swz<kChunks>(wrow + (lane % 8) + ((lane / 8) % 2) * 8, 2 * kk + lane / 16));
-            }
-#pragma unroll
-            for (int nn = 0; nn < BC / 16; ++nn) {
-                uint32_t b[4];
-                ldmatrix_x4(b, sk + swz<kChunks>(nn * 16 + (lane % 8) + (lane / 16) * 8, 2 * kk + (lane / 8) % 2));
-                mma16816<T>(s[2 * nn], a, b[0], b[1]);
-                mma16816<T>(s[2 * nn + 1], a, b[2], b[3]);
-            }
-        }
+        qk_tile<T, BC, D>(
+            s,
+            [&](int kk, uint32_t(&a)[4]) {
+                if constexpr (kQInRegs) {
+                    a[0] = qf[kk][0]; a[1] = qf[kk][1]; a[2] = qf[kk][2]; a[3] = qf[kk][3];
+                } else {
+                    q_fragment<D>(a, s_q, wrow, kk, lane);
+                }
+            },
+            sk, lane);
 
         // Mask columns past seq_kv and (causal) above the diagonal.
         const int col0 = j * BC;
         const bool need_mask = (col0 + BC > seq_kv) || (causal && col0 + BC - 1 > q0 + wrow);
-        if (need_mask) {
-            const int r0 = q0 + wrow + g;
-#pragma unroll
-            for (int nt = 0; nt < BC / 8; ++nt) {
-#pragma unroll
-                for (int e = 0; e < 4; ++e) {
-                    const int col = col0 + nt * 8 + 2 * t + (e & 1);
-                    const int row = r0 + (e >> 1) * 8;
-                    if (col >= seq_kv || (causal && col > row)) s[nt][e] = -INFINITY;
-                }
-            }
-        }
+        if (need_mask) mask_tile<BC>(s, col0, q0 + wrow + g, t, seq_kv, causal);
 
         // Online softmax (log2 domain): m_new = max(m, rowmax*scale*log2e); p = 2^(s*c - m_new).
-        float mx0 = -INFINITY, mx1 = -INFINITY;
-#pragma unroll
-        for (int nt = 0; nt < BC / 8; ++nt) {
-            mx0 = fmaxf(mx0, fmaxf(s[nt][0], s[nt][1]));
-            mx1 = fmaxf(mx1, fmaxf(s[nt][2], s[nt][3]));
-        }
+        float mx0, mx1;
+        row_max<BC>(s, mx0, mx1);
         mx0 = quad_max(mx0);
         mx1 = quad_max(mx1);
         const float mn0 = fmaxf(m0, mx0 * scale_log2);
@@ -187,16 +164,8 @@ __global__ void __launch_bounds__(BR * 2, flash2_min_blocks<BR, BC, D>())
         const float alpha1 = exp2f(m1 - base1);
         m0 = mn0;
         m1 = mn1;
-        float rs0 = 0.f, rs1 = 0.f;
-#pragma unroll
-        for (int nt = 0; nt < BC / 8; ++nt) {
-            s[nt][0] = exp2f(fmaf(s[nt][0], scale_log2, -base0));
-            s[nt][1] = exp2f(fmaf(s[nt][1], scale_log2, -base0));
-            s[nt][2] = exp2f(fmaf(s[nt][2], scale_log2, -base1));
-            s[nt][3] = exp2f(fmaf(s[nt][3], scale_log2, -base1));
-            rs0 += s[nt][0] + s[nt][1];
-            rs1 += s[nt][2] + s[nt][3];
-        }
+        float rs0, rs1;
+        exp2_rows<BC>(s, scale_log2, base0, base1, rs0, rs1);
         l0 = l0 * alpha0 + rs0;
         l1 = l1 * alpha1 + rs1;
 #pragma unroll
@@ -206,21 +175,7 @@ __global__ void __launch_bounds__(BR * 2, flash2_min_blocks<BR, BC, D>())
         }
 
         // O += P V: P comes straight from the S accumulators as A fragments.
-#pragma unroll
-        for (int kb2 = 0; kb2 < BC / 16; ++kb2) {
-            uint32_t a[4];
-            a[0] = P::pack(s[2 * kb2][0], s[2 * kb2][1]);
-            a[1] = P::pack(s[2 * kb2][2], s[2 * kb2][3]);
-            a[2] = P::pack(s[2 * kb2 + 1][0], s[2 * kb2 + 1][1]);
-            a[3] = P::pack(s[2 * kb2 + 1][2], s[2 * kb2 + 1][3]);
-#pragma unroll
-            for (int dn = 0; dn < D / 16; ++dn) {
-                uint32_t b[4];
-                ldmatrix_x4_trans(b, sv + swz<kChunks>(kb2 * 16 + (lane % 8) + ((lane / 8) % 2) * 8, 2 * dn + lane / 16));
-                mma16816<T>(acc[2 * dn], a, b[0], b[1]);
-                mma16816<T>(acc[2 * dn + 1], a, b[2], b[3]);
-            }
-        }
+        pv_tile<T, BC, D>(acc, s, sv, lane);
         __syncthreads();  // stage `stage` is overwritten by the loads issued next iteration
     }
 
