@@ -16,11 +16,15 @@
 //                       [--store-copy 0|1] (1: a far store keeps a clean near copy, L2System::reset)
 //                       [--clean-victims 0|1] (1: a draw's victim is its least recent clean chunk,
 //                       L2Cache::set_clean_victims; needs --ways > 0)
+//                       [--patterns read,copy] (also store_read, read_store, copy_half: the probe's
+//                       `variants` patterns, docs/validation change 78)
 // Prints "pattern MiB re-read-from-DRAM" lines, the format of l2_reuse_summary.py.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
+#include <algorithm>
 
 #include "simulator/l2_cache.hpp"
 
@@ -30,6 +34,7 @@ using tilescope::sim::L2System;
 int main(int argc, char** argv) {
     double capacity_mib = 50, dirty_limit = 0.473;
     int partitions = 2, sms = 132, ways = 0, store_copy = 0, clean_victims = 0;
+    std::string pattern_list = "read,copy";
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (i + 1 >= argc) { std::fprintf(stderr, "l2_probe_replay: %s needs a value\n", a.c_str()); return 2; }
@@ -41,6 +46,7 @@ int main(int argc, char** argv) {
         else if (a == "--ways") ways = std::atoi(v);
         else if (a == "--store-copy") store_copy = std::atoi(v);
         else if (a == "--clean-victims") clean_victims = std::atoi(v);
+        else if (a == "--patterns") pattern_list = v;
         else { std::fprintf(stderr, "l2_probe_replay: unknown option %s\n", a.c_str()); return 2; }
     }
     if (capacity_mib <= 0 || partitions < 1 || sms < 1 || dirty_limit < 0 || dirty_limit > 1) {
@@ -53,9 +59,19 @@ int main(int argc, char** argv) {
     const auto capacity = static_cast<std::int64_t>(capacity_mib * 1048576.0);
     const int mib[] = {2, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 56, 64, 80, 96, 128, 160};
     enum : std::uint32_t { kF = 0, kX = 1, kY = 2 };
+    std::vector<std::string> patterns;
+    for (std::size_t at = 0; at <= pattern_list.size();) {
+        const std::size_t end = std::min(pattern_list.find(',', at), pattern_list.size());
+        const std::string p = pattern_list.substr(at, end - at);
+        if (p != "read" && p != "copy" && p != "store_read" && p != "read_store" && p != "copy_half") {
+            std::fprintf(stderr, "l2_probe_replay: --patterns: unknown pattern '%s' (read, copy, store_read, read_store, copy_half)\n", p.c_str());
+            return 2;
+        }
+        patterns.push_back(p);
+        at = end + 1;
+    }
     std::printf("pattern  MiB  re-read from DRAM\n");
-    for (const char* pattern : {"read", "copy"}) {
-        const bool copy = std::strcmp(pattern, "copy") == 0;
+    for (const std::string& pattern : patterns) {
         for (const int m : mib) {
             L2System l2;
             l2.reset(capacity, partitions, 32, 3, dirty_limit, ways, store_copy != 0);
@@ -67,12 +83,19 @@ int main(int argc, char** argv) {
             L2Access first, second;
             for (std::int64_t s = 0; s < kFlush / kSeg; ++s) l2.load(part(s), kF, s * kSeg, (s + 1) * kSeg, first);
             const std::int64_t n = (std::int64_t{m} << 20) / kSeg;
-            for (std::int64_t s = 0; s < n; ++s) {
-                l2.load(part(s), kX, s * kSeg, (s + 1) * kSeg, first);
-                if (copy) l2.store(part(s), kY, s * kSeg, (s + 1) * kSeg, first);
+            const auto read_x = [&] { for (std::int64_t s = 0; s < n; ++s) l2.load(part(s), kX, s * kSeg, (s + 1) * kSeg, first); };
+            const auto store_y = [&] { for (std::int64_t s = 0; s < n; ++s) l2.store(part(s), kY, s * kSeg, (s + 1) * kSeg, first); };
+            if (pattern == "store_read") { store_y(); read_x(); }
+            else if (pattern == "read_store") { read_x(); store_y(); }
+            else if (pattern == "read") read_x();
+            else {  // copy, copy_half: each segment read, then stored (copy_half: the even segments only)
+                for (std::int64_t s = 0; s < n; ++s) {
+                    l2.load(part(s), kX, s * kSeg, (s + 1) * kSeg, first);
+                    if (pattern == "copy" || s % 2 == 0) l2.store(part(s), kY, s * kSeg, (s + 1) * kSeg, first);
+                }
             }
             for (std::int64_t s = 0; s < n; ++s) l2.load(part(s), kX, s * kSeg, (s + 1) * kSeg, second);
-            std::printf("%-7s %4d  %.3f\n", pattern, m,
+            std::printf("%-7s %4d  %.3f\n", pattern.c_str(), m,
                         static_cast<double>(second.fill_bytes) / static_cast<double>(n * kSeg));
         }
     }

@@ -16,8 +16,13 @@
 // MiB, ms of each launch. With `store` as the argument, a third pattern instead: `first_store`
 // writes D bytes of Y (16-byte stores, nothing read) and `second_read` then reads D bytes of X
 // that nobody has read: the DRAM write bytes of each launch say how much dirty data the L2 keeps
-// while it fills (`first_store`) and whether new reads evict it (`second_read`). Exit 3 without
-// a GPU.
+// while it fills (`first_store`) and whether new reads evict it (`second_read`). With `variants`
+// (docs/validation change 78), five patterns ask what makes the read-and-copy re-read lose more
+// than the read-only one: `read` and `copy` again, `store_read` (`first_store` writes D bytes of
+// Y, then `first_read` reads D bytes of X: the same bytes as `copy`, the stores all older than
+// the reads), `read_store` (the reads first, the stores after: all younger) and `copy_half`
+// (`first_copy_half`: the reads of `copy`, but only every other 4 KiB segment of them stored),
+// each followed by `second_read` of X. Exit 3 without a GPU.
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -49,6 +54,16 @@ __global__ void first_copy(const uint4* __restrict__ x, uint4* __restrict__ y, l
     for (long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n16; i += stride) y[i] = __ldg(x + i);
 }
 
+// first_copy with only the even 4 KiB segments of Y stored (256 vectors a segment): the same
+// reads, half the stored bytes, over the same address range.
+__global__ void first_copy_half(const uint4* __restrict__ x, uint4* __restrict__ y, long n16) {
+    const long stride = static_cast<long>(gridDim.x) * blockDim.x;
+    for (long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n16; i += stride) {
+        const uint4 v = __ldg(x + i);
+        if (((i >> 8) & 1) == 0) y[i] = v;
+    }
+}
+
 __global__ void first_store(uint4* __restrict__ y, long n16) {
     const long stride = static_cast<long>(gridDim.x) * blockDim.x;
     const uint4 v = make_uint4(1u, 2u, 3u, 4u);
@@ -61,6 +76,11 @@ __global__ void second_read(const uint4* __restrict__ x, long n16, unsigned* sin
 
 int main(int argc, char** argv) {
     const bool store_pattern = argc > 1 && std::strcmp(argv[1], "store") == 0;
+    const bool variants = argc > 1 && std::strcmp(argv[1], "variants") == 0;
+    if (argc > 2 || (argc == 2 && !store_pattern && !variants)) {
+        std::fprintf(stderr, "usage: tilescope-l2-reuse-probe [store | variants]\n");
+        return 2;
+    }
     const int sms = probe_device("tilescope-l2-reuse-probe");
     if (sms == 0) return 3;
     const long flush = 256L << 20, most = 160L << 20;
@@ -75,19 +95,30 @@ int main(int argc, char** argv) {
     const dim3 grid(static_cast<unsigned>(sms * 8)), block(256);
     cudaEvent_t e[4];
     for (auto& ev : e) cudaEventCreate(&ev);
-    const std::vector<long> mib = {2, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 56, 64, 80, 96, 128, 160};
+    std::vector<long> mib = {2, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 56, 64, 80, 96, 128, 160};
     std::vector<const char*> patterns = {"read", "copy"};
     if (store_pattern) patterns = {"store"};
+    if (variants) {
+        patterns = {"read", "copy", "store_read", "read_store", "copy_half"};
+        mib = {8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 56};
+    }
     for (const char* pattern : patterns) {
-        const bool copy = std::strcmp(pattern, "copy") == 0, store = std::strcmp(pattern, "store") == 0;
+        const auto is = [&](const char* p) { return std::strcmp(pattern, p) == 0; };
         for (long m : mib) {
             const long n16 = (m << 20) / 16;
             cudaEventRecord(e[0]);
             flush_read<<<grid, block>>>(f, flush / 16, sink);
             cudaEventRecord(e[1]);
-            if (copy) first_copy<<<grid, block>>>(x, y, n16);
-            else if (store) first_store<<<grid, block>>>(y, n16);
-            else first_read<<<grid, block>>>(x, n16, sink);
+            if (is("copy")) first_copy<<<grid, block>>>(x, y, n16);
+            else if (is("copy_half")) first_copy_half<<<grid, block>>>(x, y, n16);
+            else if (is("store")) first_store<<<grid, block>>>(y, n16);
+            else if (is("store_read")) {
+                first_store<<<grid, block>>>(y, n16);
+                first_read<<<grid, block>>>(x, n16, sink);
+            } else if (is("read_store")) {
+                first_read<<<grid, block>>>(x, n16, sink);
+                first_store<<<grid, block>>>(y, n16);
+            } else first_read<<<grid, block>>>(x, n16, sink);
             cudaEventRecord(e[2]);
             second_read<<<grid, block>>>(x, n16, sink);
             cudaEventRecord(e[3]);
