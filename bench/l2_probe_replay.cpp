@@ -18,6 +18,8 @@
 //                       L2Cache::set_clean_victims; needs --ways > 0)
 //                       [--patterns read,copy] (also store_read, read_store, copy_half: the probe's
 //                       `variants` patterns, docs/validation change 78)
+//                       [--writes] (two more columns: the dirty bytes written back to DRAM during
+//                       the first pass (every launch before the re-read) and during the re-read, / D)
 // Prints "pattern MiB re-read-from-DRAM" lines, the format of l2_reuse_summary.py.
 #include <cstdio>
 #include <cstdlib>
@@ -35,8 +37,10 @@ int main(int argc, char** argv) {
     double capacity_mib = 50, dirty_limit = 0.473;
     int partitions = 2, sms = 132, ways = 0, store_copy = 0, clean_victims = 0;
     std::string pattern_list = "read,copy";
+    bool writes = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
+        if (a == "--writes") { writes = true; continue; }
         if (i + 1 >= argc) { std::fprintf(stderr, "l2_probe_replay: %s needs a value\n", a.c_str()); return 2; }
         const char* v = argv[++i];
         if (a == "--capacity-mib") capacity_mib = std::atof(v);
@@ -95,8 +99,12 @@ int main(int argc, char** argv) {
                 }
             }
             for (std::int64_t s = 0; s < n; ++s) l2.load(part(s), kX, s * kSeg, (s + 1) * kSeg, second);
-            std::printf("%-7s %4d  %.3f\n", pattern.c_str(), m,
-                        static_cast<double>(second.fill_bytes) / static_cast<double>(n * kSeg));
+            const double d = static_cast<double>(n * kSeg);
+            if (writes)
+                std::printf("%-7s %4d  %.3f  %.3f  %.3f\n", pattern.c_str(), m, static_cast<double>(second.fill_bytes) / d,
+                            static_cast<double>(first.writeback_bytes) / d, static_cast<double>(second.writeback_bytes) / d);
+            else
+                std::printf("%-7s %4d  %.3f\n", pattern.c_str(), m, static_cast<double>(second.fill_bytes) / d);
         }
     }
     return 0;

@@ -100,7 +100,7 @@ int main(int argc, char** argv) {
     if (store_pattern) patterns = {"store"};
     if (variants) {
         patterns = {"read", "copy", "store_read", "read_store", "copy_half"};
-        mib = {8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 56};
+        mib = {8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 56, 64, 96, 128, 160};
     }
     for (const char* pattern : patterns) {
         const auto is = [&](const char* p) { return std::strcmp(pattern, p) == 0; };
