@@ -16,8 +16,10 @@
 //                       [--store-copy 0|1] (1: a far store keeps a clean near copy, L2System::reset)
 //                       [--clean-victims 0|1] (1: a draw's victim is its least recent clean chunk,
 //                       L2Cache::set_clean_victims; needs --ways > 0)
-//                       [--patterns read,copy] (also store_read, read_store, copy_half: the probe's
-//                       `variants` patterns, docs/validation change 78)
+//                       [--patterns read,copy] (also store_read, read_store, copy_half, copy_frag,
+//                       fstore_read: the probe's `variants` patterns, docs/validation changes 78-79;
+//                       the model's L2 does not tell half-sector stores from whole ones, so
+//                       copy_frag replays as copy and fstore_read as store_read)
 //                       [--writes] (two more columns: the dirty bytes written back to DRAM during
 //                       the first pass (every launch before the re-read) and during the re-read, / D)
 // Prints "pattern MiB re-read-from-DRAM" lines, the format of l2_reuse_summary.py.
@@ -67,8 +69,12 @@ int main(int argc, char** argv) {
     for (std::size_t at = 0; at <= pattern_list.size();) {
         const std::size_t end = std::min(pattern_list.find(',', at), pattern_list.size());
         const std::string p = pattern_list.substr(at, end - at);
-        if (p != "read" && p != "copy" && p != "store_read" && p != "read_store" && p != "copy_half") {
-            std::fprintf(stderr, "l2_probe_replay: --patterns: unknown pattern '%s' (read, copy, store_read, read_store, copy_half)\n", p.c_str());
+        if (p != "read" && p != "copy" && p != "store_read" && p != "read_store" && p != "copy_half" && p != "copy_frag" &&
+            p != "fstore_read") {
+            std::fprintf(stderr,
+                         "l2_probe_replay: --patterns: unknown pattern '%s' (read, copy, store_read, read_store, copy_half, "
+                         "copy_frag, fstore_read)\n",
+                         p.c_str());
             return 2;
         }
         patterns.push_back(p);
@@ -89,13 +95,13 @@ int main(int argc, char** argv) {
             const std::int64_t n = (std::int64_t{m} << 20) / kSeg;
             const auto read_x = [&] { for (std::int64_t s = 0; s < n; ++s) l2.load(part(s), kX, s * kSeg, (s + 1) * kSeg, first); };
             const auto store_y = [&] { for (std::int64_t s = 0; s < n; ++s) l2.store(part(s), kY, s * kSeg, (s + 1) * kSeg, first); };
-            if (pattern == "store_read") { store_y(); read_x(); }
+            if (pattern == "store_read" || pattern == "fstore_read") { store_y(); read_x(); }
             else if (pattern == "read_store") { read_x(); store_y(); }
             else if (pattern == "read") read_x();
-            else {  // copy, copy_half: each segment read, then stored (copy_half: the even segments only)
+            else {  // copy, copy_frag, copy_half: each segment read, then stored (copy_half: the even segments only)
                 for (std::int64_t s = 0; s < n; ++s) {
                     l2.load(part(s), kX, s * kSeg, (s + 1) * kSeg, first);
-                    if (pattern == "copy" || s % 2 == 0) l2.store(part(s), kY, s * kSeg, (s + 1) * kSeg, first);
+                    if (pattern != "copy_half" || s % 2 == 0) l2.store(part(s), kY, s * kSeg, (s + 1) * kSeg, first);
                 }
             }
             for (std::int64_t s = 0; s < n; ++s) l2.load(part(s), kX, s * kSeg, (s + 1) * kSeg, second);

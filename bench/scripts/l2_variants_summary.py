@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Summarise `tilescope-l2-reuse-probe variants` under Nsight Compute (docs/validation change 78).
+"""Summarise `tilescope-l2-reuse-probe variants` under Nsight Compute (docs/validation changes 78-79).
 
     bench/scripts/l2_variants_summary.py NCU_CSV [--replay REPLAY_OUT]
 
@@ -9,9 +9,10 @@ NCU_CSV is the probe's stdout and Nsight Compute's CSV in one file (`ncu --csv .
 (`--kernel-name regex:"^(first|second)"`). Prints, per pattern and size D (MiB), the share of the
 re-read that came from DRAM and, when the first pass was profiled too, the bytes written back to
 DRAM during the first pass and during the re-read (both / D), and the MiB left dirty after the
-first pass (what it stored less what it wrote back). With --replay, the output of `l2_probe_replay --writes --patterns
-read,copy,store_read,read_store,copy_half` is put beside each row, and the rms difference of each
-column over D >= 16 MiB, per pattern and over all, closes the table.
+first pass (what it stored less what it wrote back). With --replay, the output of
+`l2_probe_replay --writes --patterns read,copy,store_read,read_store,copy_half[,copy_frag,fstore_read]`
+is put beside each row, and the rms difference of each column over D >= 16 MiB, per pattern and
+over all, closes the table.
 """
 import csv
 import json
@@ -19,11 +20,11 @@ import math
 import sys
 
 MIB = 1 << 20
-PATTERNS = ["read", "copy", "store_read", "read_store", "copy_half"]
+PATTERNS = ["read", "copy", "store_read", "read_store", "copy_half", "copy_frag", "fstore_read"]
 # first-pass launches of each pattern (store_read and read_store run two)
-FIRST_LAUNCHES = {"read": 1, "copy": 1, "store_read": 2, "read_store": 2, "copy_half": 1}
+FIRST_LAUNCHES = {"read": 1, "copy": 1, "store_read": 2, "read_store": 2, "copy_half": 1, "copy_frag": 1, "fstore_read": 2}
 # the share of D each pattern's first pass stores (copy_half: every other 4 KiB segment)
-STORED = {"read": 0.0, "copy": 1.0, "store_read": 1.0, "read_store": 1.0, "copy_half": 0.5}
+STORED = {"read": 0.0, "copy": 1.0, "store_read": 1.0, "read_store": 1.0, "copy_half": 0.5, "copy_frag": 1.0, "fstore_read": 1.0}
 
 
 def fail(msg):

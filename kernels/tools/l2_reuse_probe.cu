@@ -17,12 +17,14 @@
 // writes D bytes of Y (16-byte stores, nothing read) and `second_read` then reads D bytes of X
 // that nobody has read: the DRAM write bytes of each launch say how much dirty data the L2 keeps
 // while it fills (`first_store`) and whether new reads evict it (`second_read`). With `variants`
-// (docs/validation change 78), five patterns ask what makes the read-and-copy re-read lose more
-// than the read-only one: `read` and `copy` again, `store_read` (`first_store` writes D bytes of
-// Y, then `first_read` reads D bytes of X: the same bytes as `copy`, the stores all older than
-// the reads), `read_store` (the reads first, the stores after: all younger) and `copy_half`
+// (docs/validation changes 78-79), seven patterns ask what makes the read-and-copy re-read lose
+// more than the read-only one: `read` and `copy` again, `store_read` (`first_store` writes D bytes
+// of Y, then `first_read` reads D bytes of X: the same bytes as `copy`, the stores all older than
+// the reads), `read_store` (the reads first, the stores after: all younger), `copy_half`
 // (`first_copy_half`: the reads of `copy`, but only every other 4 KiB segment of them stored),
-// each followed by `second_read` of X. Exit 3 without a GPU.
+// and `copy_frag` and `fstore_read` (`copy` and `store_read` with Y stored in 16-byte half
+// sectors, as the GEMM kernel's epilogue stores its fragments), each followed by `second_read`
+// of X. Exit 3 without a GPU.
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -64,6 +66,39 @@ __global__ void first_copy_half(const uint4* __restrict__ x, uint4* __restrict__
     }
 }
 
+// Stores a warp's 512 bytes the way the GEMM kernel's epilogue stores its accumulator fragments
+// (change 12): four store instructions of 4 bytes per lane, each covering one 16-byte half of
+// 8 sectors, so that no instruction writes a whole sector. v is this lane's 16 bytes of the
+// chunk (lane l holds bytes 16 l .. 16 l + 15); every lane of the warp must call it.
+__device__ __forceinline__ void store_half_sectors(uint4* __restrict__ chunk, uint4 v) {
+    const unsigned lane = threadIdx.x & 31u;
+    unsigned* out = reinterpret_cast<unsigned*>(chunk);
+    for (unsigned j = 0; j < 4; ++j) {
+        const unsigned o = ((lane >> 2) + 8u * (j >> 1)) * 32u + (j & 1u) * 16u + (lane & 3u) * 4u;  // byte offset
+        const unsigned src = o >> 4, c = (o >> 2) & 3u;
+        const unsigned a = __shfl_sync(0xffffffffu, v.x, src), b = __shfl_sync(0xffffffffu, v.y, src);
+        const unsigned d = __shfl_sync(0xffffffffu, v.z, src), e = __shfl_sync(0xffffffffu, v.w, src);
+        out[o >> 2] = c == 0 ? a : c == 1 ? b : c == 2 ? d : e;
+    }
+}
+
+// first_copy with Y stored in half sectors (store_half_sectors): the same reads and bytes. The
+// grid-stride loop runs whole warps (n16 is a multiple of 32 vectors and the stride of the
+// block size), so lane l of warp w still reads vector 32 w + l.
+__global__ void first_copy_frag(const uint4* __restrict__ x, uint4* __restrict__ y, long n16) {
+    const long stride = static_cast<long>(gridDim.x) * blockDim.x;
+    for (long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n16; i += stride)
+        store_half_sectors(y + (i & ~31L), __ldg(x + i));
+}
+
+// first_store in half sectors.
+__global__ void first_store_frag(uint4* __restrict__ y, long n16) {
+    const long stride = static_cast<long>(gridDim.x) * blockDim.x;
+    const uint4 v = make_uint4(1u, 2u, 3u, 4u);
+    for (long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n16; i += stride)
+        store_half_sectors(y + (i & ~31L), v);
+}
+
 __global__ void first_store(uint4* __restrict__ y, long n16) {
     const long stride = static_cast<long>(gridDim.x) * blockDim.x;
     const uint4 v = make_uint4(1u, 2u, 3u, 4u);
@@ -99,7 +134,7 @@ int main(int argc, char** argv) {
     std::vector<const char*> patterns = {"read", "copy"};
     if (store_pattern) patterns = {"store"};
     if (variants) {
-        patterns = {"read", "copy", "store_read", "read_store", "copy_half"};
+        patterns = {"read", "copy", "store_read", "read_store", "copy_half", "copy_frag", "fstore_read"};
         mib = {8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 56, 64, 96, 128, 160};
     }
     for (const char* pattern : patterns) {
@@ -111,6 +146,11 @@ int main(int argc, char** argv) {
             cudaEventRecord(e[1]);
             if (is("copy")) first_copy<<<grid, block>>>(x, y, n16);
             else if (is("copy_half")) first_copy_half<<<grid, block>>>(x, y, n16);
+            else if (is("copy_frag")) first_copy_frag<<<grid, block>>>(x, y, n16);
+            else if (is("fstore_read")) {
+                first_store_frag<<<grid, block>>>(y, n16);
+                first_read<<<grid, block>>>(x, n16, sink);
+            }
             else if (is("store")) first_store<<<grid, block>>>(y, n16);
             else if (is("store_read")) {
                 first_store<<<grid, block>>>(y, n16);
