@@ -23,12 +23,12 @@
 //                       [--writes] (two more columns: the dirty bytes written back to DRAM during
 //                       the first pass (every launch before the re-read) and during the re-read, / D)
 // Prints "pattern MiB re-read-from-DRAM" lines, the format of l2_reuse_summary.py.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
-#include <algorithm>
 
 #include "simulator/l2_cache.hpp"
 
@@ -65,16 +65,16 @@ int main(int argc, char** argv) {
     const auto capacity = static_cast<std::int64_t>(capacity_mib * 1048576.0);
     const int mib[] = {2, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 56, 64, 80, 96, 128, 160};
     enum : std::uint32_t { kF = 0, kX = 1, kY = 2 };
+    static constexpr const char* kPatterns[] = {"read",      "copy",      "store_read", "read_store",
+                                                "copy_half", "copy_frag", "fstore_read"};
     std::vector<std::string> patterns;
     for (std::size_t at = 0; at <= pattern_list.size();) {
         const std::size_t end = std::min(pattern_list.find(',', at), pattern_list.size());
         const std::string p = pattern_list.substr(at, end - at);
-        if (p != "read" && p != "copy" && p != "store_read" && p != "read_store" && p != "copy_half" && p != "copy_frag" &&
-            p != "fstore_read") {
-            std::fprintf(stderr,
-                         "l2_probe_replay: --patterns: unknown pattern '%s' (read, copy, store_read, read_store, copy_half, "
-                         "copy_frag, fstore_read)\n",
-                         p.c_str());
+        if (std::find(std::begin(kPatterns), std::end(kPatterns), p) == std::end(kPatterns)) {
+            std::string known;
+            for (const char* k : kPatterns) known += (known.empty() ? "" : ", ") + std::string(k);
+            std::fprintf(stderr, "l2_probe_replay: --patterns: unknown pattern '%s' (%s)\n", p.c_str(), known.c_str());
             return 2;
         }
         patterns.push_back(p);
