@@ -150,8 +150,7 @@ int main(int argc, char** argv) {
             else if (is("fstore_read")) {
                 first_store_frag<<<grid, block>>>(y, n16);
                 first_read<<<grid, block>>>(x, n16, sink);
-            }
-            else if (is("store")) first_store<<<grid, block>>>(y, n16);
+            } else if (is("store")) first_store<<<grid, block>>>(y, n16);
             else if (is("store_read")) {
                 first_store<<<grid, block>>>(y, n16);
                 first_read<<<grid, block>>>(x, n16, sink);
