@@ -17,15 +17,28 @@ import sys
 MIB = 1 << 20
 
 
-def ncu_rows(path):
-    lines = [l for l in open(path) if l.startswith('"')]
-    rows = list(csv.reader(lines))
+def ncu_launches(lines):
+    """Nsight Compute CSV rows (the lines that start with a quote) as one dict of metric values per
+    launch, in launch order, with the launch's "kernel" name where the CSV has that column.
+    Raises ValueError when there are no such rows or the header lacks a column."""
+    rows = list(csv.reader([l for l in lines if l.startswith('"')]))
+    if not rows:
+        raise ValueError("no Nsight Compute rows in the file")
     hdr = rows[0]
-    i_id, i_name, i_val = hdr.index("ID"), hdr.index("Metric Name"), hdr.index("Metric Value")
+    try:
+        i_id, i_name, i_val = (hdr.index(h) for h in ("ID", "Metric Name", "Metric Value"))
+    except ValueError as e:
+        raise ValueError(f"not an Nsight Compute CSV header: {e}") from None
+    i_k = hdr.index("Kernel Name") if "Kernel Name" in hdr else None
     out = {}
     for r in rows[1:]:
-        out.setdefault(int(r[i_id]), {})[r[i_name]] = float(r[i_val].replace(",", ""))
+        d = out.setdefault(int(r[i_id]), {} if i_k is None else {"kernel": r[i_k]})
+        d[r[i_name]] = float(r[i_val].replace(",", ""))
     return [out[k] for k in sorted(out)]
+
+
+def ncu_rows(path):
+    return ncu_launches(open(path))
 
 
 def probe_rows(path):

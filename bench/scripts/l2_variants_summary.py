@@ -14,10 +14,13 @@ first pass (what it stored less what it wrote back). With --replay, the output o
 is put beside each row, and the rms difference of each column over D >= 16 MiB, per pattern and
 over all, closes the table.
 """
-import csv
 import json
 import math
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from l2_reuse_summary import ncu_launches  # noqa: E402
 
 MIB = 1 << 20
 PATTERNS = ["read", "copy", "store_read", "read_store", "copy_half", "copy_frag", "fstore_read"]
@@ -32,26 +35,13 @@ def fail(msg):
     sys.exit(2)
 
 
-def launches(lines):
-    rows = list(csv.reader([l for l in lines if l.startswith('"')]))
-    if not rows:
-        fail("no Nsight Compute rows in the file")
-    hdr = rows[0]
-    try:
-        i_id, i_name, i_val, i_k = (hdr.index(h) for h in ("ID", "Metric Name", "Metric Value", "Kernel Name"))
-    except ValueError as e:
-        fail(f"not an Nsight Compute CSV header: {e}")
-    out = {}
-    for r in rows[1:]:
-        d = out.setdefault(int(r[i_id]), {"kernel": r[i_k]})
-        d[r[i_name]] = float(r[i_val].replace(",", ""))
-    return [out[k] for k in sorted(out)]
-
-
 def measured(path):
     lines = open(path).read().splitlines()
     probe = [json.loads(l) for l in lines if '"l2_reuse"' in l]
-    ls = launches(lines)
+    try:
+        ls = ncu_launches(lines)
+    except ValueError as e:
+        fail(str(e))
     with_first = len(ls) > len(probe)
     res, i = {}, 0
     for p in probe:
