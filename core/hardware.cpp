@@ -123,6 +123,8 @@ const std::vector<CalSpec>& calibration_specs() {
         {"pipelined_load_burst_issue", &Calibration::pipelined_load_burst_issue, CalRule::flag012, true},
         {"load_latency_ns_per_tbps", &Calibration::load_latency_ns_per_tbps, CalRule::non_negative, true},
         {"load_latency_queue_dram", &Calibration::load_latency_queue_dram, CalRule::flag, true},
+        {"load_latency_queue_l2_hits", &Calibration::load_latency_queue_l2_hits, CalRule::flag012, true},
+        {"load_latency_l2_hit_ns_per_tbps", &Calibration::load_latency_l2_hit_ns_per_tbps, CalRule::non_negative, true},
         {"block_start_spread", &Calibration::block_start_spread, CalRule::probability, true},
         {"hbm_server_slots", &Calibration::hbm_server_slots, CalRule::count, true},
         {"block_reduction_ns", &Calibration::block_reduction_ns, CalRule::non_negative, true},
@@ -630,6 +632,9 @@ std::string profile_fingerprint(const Hardware& hw) {
     if (c.pipelined_load_burst_issue != 0.0) cal << " pipelined_load_burst_issue " << c.pipelined_load_burst_issue;
     if (c.load_latency_ns_per_tbps > 0) cal << " load_latency_ns_per_tbps " << c.load_latency_ns_per_tbps;
     if (c.load_latency_queue_dram != 0.0) cal << " load_latency_queue_dram " << c.load_latency_queue_dram;
+    if (c.load_latency_queue_l2_hits != 0.0) cal << " load_latency_queue_l2_hits " << c.load_latency_queue_l2_hits;
+    if (c.load_latency_l2_hit_ns_per_tbps > 0)
+        cal << " load_latency_l2_hit_ns_per_tbps " << c.load_latency_l2_hit_ns_per_tbps;
     if (c.block_start_spread > 0) cal << " block_start_spread " << c.block_start_spread;
     if (c.hbm_server_slots > 0) cal << " hbm_server_slots " << c.hbm_server_slots;
     if (c.block_reduction_ns > 0) cal << " block_reduction_ns " << c.block_reduction_ns;

@@ -214,6 +214,14 @@ struct Calibration {
     // streamed from DRAM; an L2 hit does not queue at the DRAM. 0 (the default): every load in
     // flight counts and every round trip grows, as before.
     double load_latency_queue_dram = 0.0;
+    // Simulator (with load_latency_queue_dram = 1): an L2 hit's round trip grows too (0, 1 or 2;
+    // docs/validation change 81). The misses keep the DRAM-only term above; a hit's L2 latency grows
+    // by the same c ns per TB/s with 1: every load byte in flight (misses and hits: they share the
+    // crossbar and the L2 slices), 2: the hits' bytes in flight only. 0 (the default): a hit's
+    // round trip does not grow, as with load_latency_queue_dram alone.
+    double load_latency_queue_l2_hits = 0.0;
+    // The hits' growth, ns per TB/s, where it differs from load_latency_ns_per_tbps (0: the same).
+    double load_latency_l2_hit_ns_per_tbps = 0.0;
     // Simulator: blocks after the first wave start out of step (docs/validation change 65). The
     // engine is deterministic and identical blocks that start together stay in lock-step for the
     // whole launch, where the hardware's drift apart (the QK^T timeline probe, change 60: 3-8% of

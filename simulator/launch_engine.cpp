@@ -373,7 +373,19 @@ private:
     // The memory round trip `base_ns` (ns) with `inflight` bytes of loads in flight GPU-wide:
     // Rates::load_latency_ns_per_tbps (c) adds c ns per TB/s those bytes move, L = base + c B / L
     // (Little's law), solved for L; base itself without the term or without a base.
-    double queued_latency(double base_ns, double inflight) const;
+    double queued_latency(double base_ns, double inflight) const { return queued_latency(base_ns, inflight, st_.rates.load_latency_ns_per_tbps); }
+    double queued_latency(double base_ns, double inflight, double c) const;
+    // An L2 hit's round trip under Rates::latency_queue_dram: the bare L2 latency, or with
+    // Rates::latency_queue_l2_hits (change 81) its growth with every load byte in flight (1) or
+    // the hits' only (2).
+    double hit_latency(double inflight, double dram_inflight) const {
+        const double base = st_.rates.l2_latency_ns;
+        switch (st_.rates.latency_queue_l2_hits) {
+            case 1: return queued_latency(base, inflight, st_.rates.l2_hit_ns_per_tbps);
+            case 2: return queued_latency(base, std::max(0.0, inflight - dram_inflight), st_.rates.l2_hit_ns_per_tbps);
+            default: return base;
+        }
+    }
     // From issue to the earliest return of a streamed (coarsened, pipelined) phase's loads: what
     // its G iterations of the real pipeline take when latency-bound (see the definition).
     // `drain_ns`, `alone_ns`: the burst-drain term and the uncontended transfer of all G;
@@ -388,7 +400,8 @@ private:
     // flight that missed.
     double queue_extra(double miss, double l2, double inflight, double dram_inflight) const {
         if (st_.rates.latency_queue_dram)
-            return miss * (queued_latency(st_.rates.hbm_latency_ns, dram_inflight) - st_.rates.hbm_latency_ns);
+            return miss * (queued_latency(st_.rates.hbm_latency_ns, dram_inflight) - st_.rates.hbm_latency_ns) +
+                   l2 * (hit_latency(inflight, dram_inflight) - st_.rates.l2_latency_ns);
         const double memory = miss * st_.rates.hbm_latency_ns + l2 * st_.rates.l2_latency_ns;
         return queued_latency(memory, inflight) - memory;
     }
@@ -949,7 +962,7 @@ bool Engine::issue_mem(std::uint32_t slot_id, std::uint32_t phase) {
             const bool dram = st_.rates.latency_queue_dram;
             j.latency_ns = (acc.fill_bytes > 0 || acc.pending_bytes > 0)
                                ? queued_latency(st_.rates.hbm_latency_ns, dram ? dram_inflight : inflight) + narrow_ns
-                               : (requested > 0 ? (dram ? st_.rates.l2_latency_ns
+                               : (requested > 0 ? (dram ? hit_latency(inflight, dram_inflight)
                                                         : queued_latency(st_.rates.l2_latency_ns, inflight))
                                                 : (l1_hits > 0 ? st_.rates.l1_latency_ns : 0.0));
         } else {
@@ -993,8 +1006,7 @@ bool Engine::issue_mem(std::uint32_t slot_id, std::uint32_t phase) {
 // Change 27's softmax grid: a loop with one 16-byte load per lane in flight takes about 0.45 us +
 // 0.15 us per TB/s the GPU moves; B bytes in flight move B / L per ns, so the round trip is the
 // root of L^2 - L0 L - c B / 1000 = 0 (c in ns per TB/s, 1 TB/s = 1000 bytes/ns).
-double Engine::queued_latency(double base_ns, double inflight) const {
-    const double c = st_.rates.load_latency_ns_per_tbps;
+double Engine::queued_latency(double base_ns, double inflight, double c) const {
     if (c <= 0 || base_ns <= 0 || inflight <= 0) return base_ns;
     // 1 TB/s = 1000 bytes/ns: L = base + (c / 1000) B / L, i.e. L^2 - base L - (c / 1000) B = 0.
     const double q = c * 1e-3 * inflight;

@@ -55,6 +55,10 @@ struct Rates {
     int pipelined_load_burst_issue = 0;
     double load_latency_ns_per_tbps = 0;      // per TB/s moved by the loads in flight (queueing)
     bool latency_queue_dram = false;          // the queueing counts and delays L2 misses only (change 65)
+    // With latency_queue_dram, an L2 hit's round trip grows too (change 81): 1 with every load
+    // byte in flight, 2 with the hits' bytes in flight only; 0 it does not.
+    int latency_queue_l2_hits = 0;
+    double l2_hit_ns_per_tbps = 0;            // the hits' growth under latency_queue_l2_hits (change 81)
     std::uint32_t hbm_server_slots = 0;       // 0 = processor sharing; else limited (change 68)
     double block_start_spread = 0;            // later waves' block starts spread by this share (change 65)
     double block_reduction_ns = 0;            // one block-wide reduction (StepKind::reduction)

@@ -230,6 +230,9 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
     r.pipelined_load_burst_issue = static_cast<int>(c.pipelined_load_burst_issue);
     r.load_latency_ns_per_tbps = c.load_latency_ns_per_tbps;
     r.latency_queue_dram = c.load_latency_queue_dram != 0.0;
+    r.latency_queue_l2_hits = r.latency_queue_dram ? static_cast<int>(c.load_latency_queue_l2_hits) : 0;
+    r.l2_hit_ns_per_tbps =
+        c.load_latency_l2_hit_ns_per_tbps > 0 ? c.load_latency_l2_hit_ns_per_tbps : c.load_latency_ns_per_tbps;
     r.block_start_spread = c.block_start_spread;
     r.hbm_server_slots = static_cast<std::uint32_t>(c.hbm_server_slots);
     r.block_reduction_ns = c.block_reduction_ns;

@@ -1,0 +1,85 @@
+// docs/validation change 81: an L2 hit's round trip grows with the load traffic too, at its own
+// slope, under the DRAM-only queueing of change 65 (both optional, off by default).
+//  * Calibration::load_latency_queue_l2_hits: 0 a hit's round trip does not grow; 1 it grows with
+//    every load byte in flight; 2 with the hits' bytes in flight only.
+//  * Calibration::load_latency_l2_hit_ns_per_tbps: the hits' slope (0: load_latency_ns_per_tbps).
+#include <catch2/catch.hpp>
+
+#include "core/hardware.hpp"
+#include "simulator/simulate.hpp"
+#include "sim_test_support.hpp"
+
+using namespace tilescope;
+
+namespace {
+
+// Every block reads the same 64 KiB in 32 steps: after the first touch every load hits in the L2.
+Launch shared_reads(std::int64_t blocks) {
+    test::SimpleLaunch s;
+    s.blocks = blocks;
+    s.threads = 128;
+    s.iterations = 32;
+    s.load_bytes = 2048;
+    s.same_data = true;
+    return test::make_simple_launch(s);
+}
+
+// Each block reads its own bytes: every load misses.
+Launch own_reads(std::int64_t blocks) {
+    test::SimpleLaunch s;
+    s.blocks = blocks;
+    s.threads = 128;
+    s.iterations = 8;
+    s.load_bytes = 4096;
+    return test::make_simple_launch(s);
+}
+
+Hardware hit_gpu(double hits, double hit_slope, double dram_only = 1.0) {
+    Hardware hw = test::test_gpu();
+    hw.calibration.calibrated = true;
+    hw.calibration.load_latency_ns_per_tbps = 150;
+    hw.calibration.load_latency_queue_dram = dram_only;
+    hw.calibration.load_latency_queue_l2_hits = hits;
+    hw.calibration.load_latency_l2_hit_ns_per_tbps = hit_slope;
+    return hw;
+}
+
+double time_of(const Launch& l, const Hardware& hw) { return test::run({l}, hw).total[Metric::gpu_time_duration]; }
+
+}  // namespace
+
+TEST_CASE("L2 hit queueing: hits queue at their own slope, between none and the plain term", "[sim][change81]") {
+    const Launch hits = shared_reads(132 * 8);
+    const double none = time_of(hits, hit_gpu(0, 0));      // change 65: hits do not queue
+    const double at43 = time_of(hits, hit_gpu(1, 43));
+    const double at150 = time_of(hits, hit_gpu(1, 0));     // the hits' slope defaults to the misses'
+    const double plain = time_of(hits, hit_gpu(0, 0, 0.0));  // change 28: every load queues at 150
+    CHECK(at43 > none * 1.01);
+    CHECK(at150 > at43 * 1.01);
+    CHECK(at150 == Approx(plain).epsilon(0.02));  // all hits: both forms count the same bytes
+    // A slope given without the flag changes nothing.
+    CHECK(time_of(hits, hit_gpu(0, 43)) == none);
+    // With only hits in flight, counting all bytes or the hits' gives the same round trips, nearly.
+    CHECK(time_of(hits, hit_gpu(2, 43)) == Approx(at43).epsilon(0.02));
+}
+
+TEST_CASE("L2 hit queueing: misses keep the DRAM-only term", "[sim][change81]") {
+    const Launch miss = own_reads(132);
+    const double dram_only = time_of(miss, hit_gpu(0, 0));
+    CHECK(time_of(miss, hit_gpu(1, 43)) == Approx(dram_only).epsilon(1e-9));
+    CHECK(time_of(miss, hit_gpu(2, 43)) == Approx(dram_only).epsilon(1e-9));
+}
+
+TEST_CASE("L2 hit queueing: the flag needs the DRAM-only form", "[sim][change81]") {
+    // Without load_latency_queue_dram every load already queues (change 28's plain term); the flag
+    // and the slope are not read.
+    const Launch hits = shared_reads(132 * 8);
+    CHECK(time_of(hits, hit_gpu(1, 43, 0.0)) == time_of(hits, hit_gpu(0, 0, 0.0)));
+}
+
+TEST_CASE("L2 hit queueing: fields kept in the profile and the fingerprint, refused out of range", "[sim][change81]") {
+    test::check_optional_field("load_latency_queue_l2_hits", &Calibration::load_latency_queue_l2_hits, 1.0,
+                               {"3", "0.5", "-1"});
+    test::check_optional_field("load_latency_l2_hit_ns_per_tbps", &Calibration::load_latency_l2_hit_ns_per_tbps, 43.0,
+                               {"-1"});
+}
