@@ -125,6 +125,7 @@ const std::vector<CalSpec>& calibration_specs() {
         {"load_latency_queue_dram", &Calibration::load_latency_queue_dram, CalRule::flag, true},
         {"load_latency_queue_l2_hits", &Calibration::load_latency_queue_l2_hits, CalRule::flag012, true},
         {"load_latency_l2_hit_ns_per_tbps", &Calibration::load_latency_l2_hit_ns_per_tbps, CalRule::non_negative, true},
+        {"load_latency_queue_shared_path", &Calibration::load_latency_queue_shared_path, CalRule::flag, true},
         {"block_start_spread", &Calibration::block_start_spread, CalRule::probability, true},
         {"hbm_server_slots", &Calibration::hbm_server_slots, CalRule::count, true},
         {"block_reduction_ns", &Calibration::block_reduction_ns, CalRule::non_negative, true},
@@ -635,6 +636,8 @@ std::string profile_fingerprint(const Hardware& hw) {
     if (c.load_latency_queue_l2_hits != 0.0) cal << " load_latency_queue_l2_hits " << c.load_latency_queue_l2_hits;
     if (c.load_latency_l2_hit_ns_per_tbps > 0)
         cal << " load_latency_l2_hit_ns_per_tbps " << c.load_latency_l2_hit_ns_per_tbps;
+    if (c.load_latency_queue_shared_path != 0.0)
+        cal << " load_latency_queue_shared_path " << c.load_latency_queue_shared_path;
     if (c.block_start_spread > 0) cal << " block_start_spread " << c.block_start_spread;
     if (c.hbm_server_slots > 0) cal << " hbm_server_slots " << c.hbm_server_slots;
     if (c.block_reduction_ns > 0) cal << " block_reduction_ns " << c.block_reduction_ns;

@@ -222,6 +222,11 @@ struct Calibration {
     double load_latency_queue_l2_hits = 0.0;
     // The hits' growth, ns per TB/s, where it differs from load_latency_ns_per_tbps (0: the same).
     double load_latency_l2_hit_ns_per_tbps = 0.0;
+    // With load_latency_queue_l2_hits = 1, a miss's round trip shares the hits' path (0 or 1;
+    // change 81): it grows at the hits' slope with every load byte in flight and at the rest of
+    // load_latency_ns_per_tbps with the bytes that missed, so DRAM-only traffic gives the misses'
+    // slope and hit-only traffic the hits'. 0 (the default): the misses grow with their own bytes.
+    double load_latency_queue_shared_path = 0.0;
     // Simulator: blocks after the first wave start out of step (docs/validation change 65). The
     // engine is deterministic and identical blocks that start together stay in lock-step for the
     // whole launch, where the hardware's drift apart (the QK^T timeline probe, change 60: 3-8% of

@@ -378,6 +378,16 @@ private:
     // An L2 hit's round trip under Rates::latency_queue_dram: the bare L2 latency, or with
     // Rates::latency_queue_l2_hits (change 81) its growth with every load byte in flight (1) or
     // the hits' only (2).
+    // A miss's round trip under Rates::latency_queue_dram: its growth with the bytes that missed, or
+    // under Rates::latency_queue_shared_path (change 81) at the hits' slope with every byte in flight
+    // plus the rest of the misses' slope with the bytes that missed.
+    double miss_latency(double inflight, double dram_inflight) const {
+        const double base = st_.rates.hbm_latency_ns;
+        if (!st_.rates.latency_queue_shared_path) return queued_latency(base, dram_inflight);
+        const double ch = std::min(st_.rates.l2_hit_ns_per_tbps, st_.rates.load_latency_ns_per_tbps);
+        const double weighted = ch * inflight + (st_.rates.load_latency_ns_per_tbps - ch) * dram_inflight;
+        return queued_latency(base, weighted, 1.0);
+    }
     double hit_latency(double inflight, double dram_inflight) const {
         const double base = st_.rates.l2_latency_ns;
         switch (st_.rates.latency_queue_l2_hits) {
@@ -400,7 +410,7 @@ private:
     // flight that missed.
     double queue_extra(double miss, double l2, double inflight, double dram_inflight) const {
         if (st_.rates.latency_queue_dram)
-            return miss * (queued_latency(st_.rates.hbm_latency_ns, dram_inflight) - st_.rates.hbm_latency_ns) +
+            return miss * (miss_latency(inflight, dram_inflight) - st_.rates.hbm_latency_ns) +
                    l2 * (hit_latency(inflight, dram_inflight) - st_.rates.l2_latency_ns);
         const double memory = miss * st_.rates.hbm_latency_ns + l2 * st_.rates.l2_latency_ns;
         return queued_latency(memory, inflight) - memory;
@@ -961,7 +971,8 @@ bool Engine::issue_mem(std::uint32_t slot_id, std::uint32_t phase) {
         if (ph.latency_scale <= 1) {
             const bool dram = st_.rates.latency_queue_dram;
             j.latency_ns = (acc.fill_bytes > 0 || acc.pending_bytes > 0)
-                               ? queued_latency(st_.rates.hbm_latency_ns, dram ? dram_inflight : inflight) + narrow_ns
+                               ? (dram ? miss_latency(inflight, dram_inflight)
+                                       : queued_latency(st_.rates.hbm_latency_ns, inflight)) + narrow_ns
                                : (requested > 0 ? (dram ? hit_latency(inflight, dram_inflight)
                                                         : queued_latency(st_.rates.l2_latency_ns, inflight))
                                                 : (l1_hits > 0 ? st_.rates.l1_latency_ns : 0.0));

@@ -59,6 +59,7 @@ struct Rates {
     // byte in flight, 2 with the hits' bytes in flight only; 0 it does not.
     int latency_queue_l2_hits = 0;
     double l2_hit_ns_per_tbps = 0;            // the hits' growth under latency_queue_l2_hits (change 81)
+    bool latency_queue_shared_path = false;   // a miss grows at the hits' slope with every byte too (change 81)
     std::uint32_t hbm_server_slots = 0;       // 0 = processor sharing; else limited (change 68)
     double block_start_spread = 0;            // later waves' block starts spread by this share (change 65)
     double block_reduction_ns = 0;            // one block-wide reduction (StepKind::reduction)

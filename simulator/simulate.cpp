@@ -231,6 +231,7 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
     r.load_latency_ns_per_tbps = c.load_latency_ns_per_tbps;
     r.latency_queue_dram = c.load_latency_queue_dram != 0.0;
     r.latency_queue_l2_hits = r.latency_queue_dram ? static_cast<int>(c.load_latency_queue_l2_hits) : 0;
+    r.latency_queue_shared_path = r.latency_queue_l2_hits == 1 && c.load_latency_queue_shared_path != 0.0;
     r.l2_hit_ns_per_tbps =
         c.load_latency_l2_hit_ns_per_tbps > 0 ? c.load_latency_l2_hit_ns_per_tbps : c.load_latency_ns_per_tbps;
     r.block_start_spread = c.block_start_spread;

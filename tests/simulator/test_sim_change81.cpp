@@ -3,6 +3,8 @@
 //  * Calibration::load_latency_queue_l2_hits: 0 a hit's round trip does not grow; 1 it grows with
 //    every load byte in flight; 2 with the hits' bytes in flight only.
 //  * Calibration::load_latency_l2_hit_ns_per_tbps: the hits' slope (0: load_latency_ns_per_tbps).
+//  * Calibration::load_latency_queue_shared_path: a miss grows at the hits' slope with every byte
+//    in flight and at the rest of its slope with the bytes that missed.
 #include <catch2/catch.hpp>
 
 #include "core/hardware.hpp"
@@ -34,8 +36,9 @@ Launch own_reads(std::int64_t blocks) {
     return test::make_simple_launch(s);
 }
 
-Hardware hit_gpu(double hits, double hit_slope, double dram_only = 1.0) {
+Hardware hit_gpu(double hits, double hit_slope, double dram_only = 1.0, double shared = 0.0) {
     Hardware hw = test::test_gpu();
+    hw.calibration.load_latency_queue_shared_path = shared;
     hw.calibration.calibrated = true;
     hw.calibration.load_latency_ns_per_tbps = 150;
     hw.calibration.load_latency_queue_dram = dram_only;
@@ -70,6 +73,25 @@ TEST_CASE("L2 hit queueing: misses keep the DRAM-only term", "[sim][change81]") 
     CHECK(time_of(miss, hit_gpu(2, 43)) == Approx(dram_only).epsilon(1e-9));
 }
 
+TEST_CASE("L2 hit queueing, shared path: all-miss and all-hit traffic keep their own slopes", "[sim][change81]") {
+    // Every load misses: the bytes in flight are all misses, so the shared path's two parts add up
+    // to the misses' slope.
+    const Launch miss = own_reads(132);
+    const double miss_apart = time_of(miss, hit_gpu(1, 43));
+    CHECK(time_of(miss, hit_gpu(1, 43, 1.0, 1.0)) == Approx(miss_apart).epsilon(1e-6));
+    CHECK(miss_apart > time_of(miss, hit_gpu(1, 43, 1.0, 0.0)) * 0.999);
+    // Only hits after the first touches: the few misses see the hits' bytes too, so the launch is
+    // no faster, and nearly the same.
+    const Launch hits = shared_reads(132 * 8);
+    const double apart = time_of(hits, hit_gpu(1, 43));
+    const double shared = time_of(hits, hit_gpu(1, 43, 1.0, 1.0));
+    CHECK(shared >= apart * (1 - 1e-9));
+    CHECK(shared == Approx(apart).epsilon(0.02));
+    // Read only with load_latency_queue_l2_hits = 1.
+    CHECK(time_of(hits, hit_gpu(0, 43, 1.0, 1.0)) == time_of(hits, hit_gpu(0, 43)));
+    CHECK(time_of(hits, hit_gpu(2, 43, 1.0, 1.0)) == time_of(hits, hit_gpu(2, 43)));
+}
+
 TEST_CASE("L2 hit queueing: the flag needs the DRAM-only form", "[sim][change81]") {
     // Without load_latency_queue_dram every load already queues (change 28's plain term); the flag
     // and the slope are not read.
@@ -82,4 +104,6 @@ TEST_CASE("L2 hit queueing: fields kept in the profile and the fingerprint, refu
                                {"3", "0.5", "-1"});
     test::check_optional_field("load_latency_l2_hit_ns_per_tbps", &Calibration::load_latency_l2_hit_ns_per_tbps, 43.0,
                                {"-1"});
+    test::check_optional_field("load_latency_queue_shared_path", &Calibration::load_latency_queue_shared_path, 1.0,
+                               {"2", "0.5"});
 }
