@@ -384,6 +384,7 @@ private:
     double miss_latency(double inflight, double dram_inflight) const {
         const double base = st_.rates.hbm_latency_ns;
         if (!st_.rates.latency_queue_shared_path) return queued_latency(base, dram_inflight);
+        // A hits' slope above the misses' leaves the misses none of their own (not a negative one).
         const double ch = std::min(st_.rates.l2_hit_ns_per_tbps, st_.rates.load_latency_ns_per_tbps);
         const double weighted = ch * inflight + (st_.rates.load_latency_ns_per_tbps - ch) * dram_inflight;
         return queued_latency(base, weighted, 1.0);

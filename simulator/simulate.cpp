@@ -115,6 +115,16 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
         return make_error("profile " + hw.name +
                           ": calibration.issue_phase_work 1 needs issue_efficiency > 0 (the issue rate it charges; got 0)");
     }
+    if (c.load_latency_queue_l2_hits != 0.0 && c.load_latency_queue_dram == 0.0) {
+        return make_error("profile " + hw.name +
+                          ": calibration.load_latency_queue_l2_hits needs calibration.load_latency_queue_dram = 1 "
+                          "(without it every load already queues; got load_latency_queue_dram 0)");
+    }
+    if (c.load_latency_queue_shared_path != 0.0 && c.load_latency_queue_l2_hits != 1.0) {
+        return make_error("profile " + hw.name +
+                          ": calibration.load_latency_queue_shared_path = 1 needs calibration.load_latency_queue_l2_hits = 1 "
+                          "(got " + std::to_string(static_cast<int>(c.load_latency_queue_l2_hits)) + ")");
+    }
     if (c.fragment_store_own_drain != 0.0 && !(c.fragment_store_bytes_per_s > 0)) {
         return make_error("profile " + hw.name +
                           ": calibration.fragment_store_own_drain = 1 needs calibration.fragment_store_bytes_per_s > 0 "
@@ -230,8 +240,8 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
     r.pipelined_load_burst_issue = static_cast<int>(c.pipelined_load_burst_issue);
     r.load_latency_ns_per_tbps = c.load_latency_ns_per_tbps;
     r.latency_queue_dram = c.load_latency_queue_dram != 0.0;
-    r.latency_queue_l2_hits = r.latency_queue_dram ? static_cast<int>(c.load_latency_queue_l2_hits) : 0;
-    r.latency_queue_shared_path = r.latency_queue_l2_hits == 1 && c.load_latency_queue_shared_path != 0.0;
+    r.latency_queue_l2_hits = static_cast<int>(c.load_latency_queue_l2_hits);  // checked above: needs the DRAM-only form
+    r.latency_queue_shared_path = c.load_latency_queue_shared_path != 0.0;      // checked above: needs l2_hits = 1
     r.l2_hit_ns_per_tbps =
         c.load_latency_l2_hit_ns_per_tbps > 0 ? c.load_latency_l2_hit_ns_per_tbps : c.load_latency_ns_per_tbps;
     r.block_start_spread = c.block_start_spread;

@@ -87,16 +87,22 @@ TEST_CASE("L2 hit queueing, shared path: all-miss and all-hit traffic keep their
     const double shared = time_of(hits, hit_gpu(1, 43, 1.0, 1.0));
     CHECK(shared >= apart * (1 - 1e-9));
     CHECK(shared == Approx(apart).epsilon(0.02));
-    // Read only with load_latency_queue_l2_hits = 1.
-    CHECK(time_of(hits, hit_gpu(0, 43, 1.0, 1.0)) == time_of(hits, hit_gpu(0, 43)));
-    CHECK(time_of(hits, hit_gpu(2, 43, 1.0, 1.0)) == time_of(hits, hit_gpu(2, 43)));
 }
 
-TEST_CASE("L2 hit queueing: the flag needs the DRAM-only form", "[sim][change81]") {
-    // Without load_latency_queue_dram every load already queues (change 28's plain term); the flag
-    // and the slope are not read.
+TEST_CASE("L2 hit queueing: the flags without what they need are refused by name", "[sim][change81]") {
+    // Without load_latency_queue_dram every load already queues (change 28's plain term), so the
+    // hits' flag would mean nothing: an error naming both fields, not a silent no-op.
     const Launch hits = shared_reads(132 * 8);
-    CHECK(time_of(hits, hit_gpu(1, 43, 0.0)) == time_of(hits, hit_gpu(0, 0, 0.0)));
+    auto r = sim::simulate(test::test_workload(), {hits}, hit_gpu(1, 43, 0.0), sim::Options{});
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().message.find("load_latency_queue_l2_hits") != std::string::npos);
+    CHECK(r.error().message.find("load_latency_queue_dram") != std::string::npos);
+    // The shared path needs the hits to queue with every byte (mode 1).
+    for (const double mode : {0.0, 2.0}) {
+        auto s = sim::simulate(test::test_workload(), {hits}, hit_gpu(mode, 43, 1.0, 1.0), sim::Options{});
+        REQUIRE_FALSE(s.ok());
+        CHECK(s.error().message.find("load_latency_queue_shared_path") != std::string::npos);
+    }
 }
 
 TEST_CASE("L2 hit queueing: fields kept in the profile and the fingerprint, refused out of range", "[sim][change81]") {
