@@ -15,29 +15,14 @@ standard error of c: c is the quantity calibration.load_latency_ns_per_tbps (DRA
 calibration.load_latency_l2_hit_ns_per_tbps (hits) take. L0 holds the loop's own time per step
 too, so it is not the memory's unloaded latency.
 """
-import json
 import math
+import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from probe_records import records  # noqa: E402
+
 LATENCY_BOUND_GAIN = 1.10  # the 3-stage sibling's rate over the 2-stage one's, at least
-
-
-def load(path):
-    rows = []
-    with open(path) as f:
-        for n, line in enumerate(f, 1):
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                r = json.loads(line)
-            except json.JSONDecodeError as e:
-                sys.exit(f"l2_hit_queue_summary: {path}:{n}: not JSON ({e})")
-            if r.get("probe") == "l2_hit_queue":
-                rows.append(r)
-    if not rows:
-        sys.exit(f"l2_hit_queue_summary: {path}: no l2_hit_queue lines (is it the probe's output?)")
-    return rows
 
 
 def fit(points):
@@ -53,8 +38,9 @@ def fit(points):
 
 def main():
     if len(sys.argv) != 2:
-        sys.exit("usage: l2_hit_queue_summary.py HITQ.jsonl")
-    rows = load(sys.argv[1])
+        print("usage: l2_hit_queue_summary.py HITQ.jsonl", file=sys.stderr)
+        sys.exit(2)
+    rows = records(sys.argv[1], "l2_hit_queue_summary", "probe", "l2_hit_queue", "l2_hit_queue lines (is it the probe's output?)")
     by_key = {(r["source"], r["stages"], r["step_bytes"], r["blocks_per_sm"]): r for r in rows}
     for source in ("l2", "dram"):
         used, other = [], []

@@ -1,5 +1,5 @@
 """Reading a probe's JSON-lines output, shared by the bench/scripts summaries that exit 2 on bad
-input (qk_timeline_summary.py, segment_stream_summary.py).
+input (qk_timeline_summary.py, segment_stream_summary.py, l2_hit_queue_summary.py).
 
 records(path, script, key, value, what) returns the objects of the file whose `key` is `value`,
 in file order; a missing or unreadable file, a line that is not JSON, or no such object prints

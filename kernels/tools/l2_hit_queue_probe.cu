@@ -38,20 +38,6 @@ constexpr int kThreads = 256;
 constexpr int64_t kHitBytes = int64_t{8} << 20;    // 8 MiB: L2-resident on the H100 and the H200 (50 MB)
 constexpr int64_t kMissBytes = int64_t{1} << 31;   // 2 GiB: every step from DRAM
 
-__host__ __device__ inline uint32_t word_of(uint64_t i, uint64_t seed) {
-    uint64_t x = i * 0x9E3779B97F4A7C15ull + seed;
-    x ^= x >> 31;
-    x *= 0xBF58476D1CE4E5B9ull;
-    x ^= x >> 29;
-    return static_cast<uint32_t>(x ^ (x >> 32));
-}
-
-__global__ void fill_words(uint32_t* w, uint64_t n, uint64_t seed) {
-    for (uint64_t i = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x; i < n;
-         i += static_cast<uint64_t>(gridDim.x) * blockDim.x)
-        w[i] = word_of(i, seed);
-}
-
 // Where block `blk`'s step `step` starts: T-aligned, spread over the buffer so that blocks do not
 // read the same bytes at the same time.
 __host__ __device__ inline int64_t step_offset(int64_t blk, int step, int64_t t_bytes, int64_t buf_bytes) {
@@ -100,7 +86,7 @@ uint32_t expected_xor(int64_t blk, int t, int copies, int steps, int64_t buf_byt
         const int64_t base = step_offset(blk, step, t_bytes, buf_bytes);
         for (int j = 0; j < copies; ++j) {
             const int64_t off = base + (static_cast<int64_t>(j) * kThreads + t) * 16;
-            for (int w = 0; w < 4; ++w) x ^= word_of(static_cast<uint64_t>(off / 4 + w), seed);
+            for (int w = 0; w < 4; ++w) x ^= probe_word(static_cast<uint64_t>(off / 4 + w), seed);
         }
     }
     return x;
@@ -160,10 +146,8 @@ bool run(const cudaDeviceProp& p, int sms, const Config& c, const uint8_t* src, 
     for (int r = 0; timing && r < 6; ++r) {
         cudaEventRecord(e0);
         if (launch(c.stages, blocks, asked, src, buf, c.copies, steps, out) != cudaSuccess) return probe_ok(kTool, "launch");
-        cudaEventRecord(e1);
-        cudaEventSynchronize(e1);
-        float t = 0;
-        cudaEventElapsedTime(&t, e0, e1);
+        const float t = probe_elapsed_ms(kTool, "timed launch", e0, e1);
+        if (t < 0) return false;
         if (r > 0) ms.push_back(t);  // run 0: warm-up (it also brings the 8 MiB buffer into the L2)
     }
     cudaMemset(out, 0xA5, static_cast<size_t>(blocks) * kThreads * 4);  // poisoned before the checked run
@@ -220,8 +204,8 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "%s: cannot allocate %.2f GB on the device\n", kTool, miss_bytes / 1e9);
         return 1;
     }
-    fill_words<<<1024, 256>>>(reinterpret_cast<uint32_t*>(hit), static_cast<uint64_t>(kHitBytes / 4), seed);
-    fill_words<<<1024, 256>>>(reinterpret_cast<uint32_t*>(miss), static_cast<uint64_t>(miss_bytes / 4), seed);
+    probe_fill_words<<<1024, 256>>>(reinterpret_cast<uint32_t*>(hit), static_cast<uint64_t>(kHitBytes / 4), seed);
+    probe_fill_words<<<1024, 256>>>(reinterpret_cast<uint32_t*>(miss), static_cast<uint64_t>(miss_bytes / 4), seed);
     if (cudaDeviceSynchronize() != cudaSuccess) {
         probe_ok(kTool, "fill");
         return 1;

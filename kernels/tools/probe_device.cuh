@@ -15,6 +15,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <random>
@@ -84,6 +85,23 @@ inline unsigned probe_seed() {
     const unsigned seed = std::random_device{}();
     std::printf("{\"probe\":\"seed\",\"seed\":%u}\n", seed);
     return seed;
+}
+
+// Word i of a probe's pseudo-random buffer (the same on the GPU and the CPU, so a check recomputes
+// what a kernel read): a counter-based hash of i and the run's seed. probe_fill_words writes the
+// first n of them. Used by the segment stream and L2 hit queue probes.
+__host__ __device__ inline uint32_t probe_word(uint64_t i, uint64_t seed) {
+    uint64_t x = i * 0x9E3779B97F4A7C15ull + seed;
+    x ^= x >> 31;
+    x *= 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 29;
+    return static_cast<uint32_t>(x ^ (x >> 32));
+}
+
+__global__ inline void probe_fill_words(uint32_t* w, uint64_t n, uint64_t seed) {
+    for (uint64_t i = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x; i < n;
+         i += static_cast<uint64_t>(gridDim.x) * blockDim.x)
+        w[i] = probe_word(i, seed);
 }
 
 // Creates the two events a probe times its launches between (e0 before, e1 after).

@@ -48,21 +48,6 @@ constexpr const char* kTool = "tilescope-segment-stream-probe";
 using tilescope::segment_probe::Config;
 using tilescope::segment_probe::kThreads;
 
-// The matrix's 32-bit word i (the same on both sides): a counter-based hash of i and the seed.
-__host__ __device__ inline uint32_t word_of(uint64_t i, uint64_t seed) {
-    uint64_t x = i * 0x9E3779B97F4A7C15ull + seed;
-    x ^= x >> 31;
-    x *= 0xBF58476D1CE4E5B9ull;
-    x ^= x >> 29;
-    return static_cast<uint32_t>(x ^ (x >> 32));
-}
-
-__global__ void fill_words(uint32_t* w, uint64_t n, uint64_t seed) {
-    for (uint64_t i = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x; i < n;
-         i += static_cast<uint64_t>(gridDim.x) * blockDim.x)
-        w[i] = word_of(i, seed);
-}
-
 // Where a block's step puts its data. Strided (P's layout): chunk c of row r at
 //   block * block_stride + r * row_stride + step * step_stride + c * 16, with row_stride = row_bytes
 //   and step_stride = W. Dense: row_stride = W, step_stride = R x W (the step's R x W bytes
@@ -135,7 +120,7 @@ uint32_t expected_xor(const Geometry& g, int64_t block, int t, uint64_t seed, ui
         for (int i = t; i < chunks; i += kThreads) {
             bool l2 = false;
             const int64_t off = chunk_offset(g, block, step, i, &l2);
-            for (int w = 0; w < 4; ++w) x ^= word_of(static_cast<uint64_t>(off / 4 + w), l2 ? l2_seed : seed);
+            for (int w = 0; w < 4; ++w) x ^= probe_word(static_cast<uint64_t>(off / 4 + w), l2 ? l2_seed : seed);
         }
     return x;
 }
@@ -278,8 +263,8 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "%s: cannot allocate %.2f GB on the device\n", kTool, b.a_bytes / 1e9);
         return 1;
     }
-    fill_words<<<1024, 256>>>(reinterpret_cast<uint32_t*>(b.a), static_cast<uint64_t>(b.a_bytes / 4), seed);
-    fill_words<<<64, 256>>>(reinterpret_cast<uint32_t*>(b.l2), static_cast<uint64_t>(b.l2_bytes / 4), l2_seed);
+    probe_fill_words<<<1024, 256>>>(reinterpret_cast<uint32_t*>(b.a), static_cast<uint64_t>(b.a_bytes / 4), seed);
+    probe_fill_words<<<64, 256>>>(reinterpret_cast<uint32_t*>(b.l2), static_cast<uint64_t>(b.l2_bytes / 4), l2_seed);
     if (cudaDeviceSynchronize() != cudaSuccess) {
         probe_ok(kTool, "fill");
         return 1;

@@ -240,6 +240,18 @@ inline Launch tensor_launch(std::int64_t blocks, int threads, double flops, std:
     return l;
 }
 
+// Every block reads the same 64 KiB in 32 steps of 2 KiB: after the first touch every load hits in
+// the L2 (the queueing tests of changes 65 and 81).
+inline Launch shared_reads(std::int64_t blocks) {
+    SimpleLaunch s;
+    s.blocks = blocks;
+    s.threads = 128;
+    s.iterations = 32;
+    s.load_bytes = 2048;
+    s.same_data = true;
+    return make_simple_launch(s);
+}
+
 // Simulates `launches` on `hw` (default options; `l2` = false switches the L2 model off) and
 // requires that it succeeds, reporting the error message otherwise.
 inline Prediction run(const std::vector<Launch>& launches, const Hardware& hw, bool l2 = true) {

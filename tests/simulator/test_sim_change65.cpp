@@ -92,17 +92,6 @@ TEST_CASE("block start spread: kept in the profile between 0 and 1 and absent fr
 
 namespace {
 
-// Every block reads the same 64 KiB in 32 steps: after the first touch every load hits in the L2.
-Launch shared_reads(std::int64_t blocks) {
-    test::SimpleLaunch s;
-    s.blocks = blocks;
-    s.threads = 128;
-    s.iterations = 32;
-    s.load_bytes = 2048;
-    s.same_data = true;
-    return test::make_simple_launch(s);
-}
-
 Hardware queue_gpu(double c, bool dram_only) {
     Hardware hw = test::test_gpu();
     hw.calibration.calibrated = true;
@@ -117,7 +106,7 @@ double time_of(const Launch& l, const Hardware& hw) { return test::run({l}, hw).
 
 TEST_CASE("DRAM-only queueing: L2 hits do not queue and misses queue as before", "[sim][change65]") {
     // Hits: the DRAM-only term leaves them at the L2 latency; the plain term lengthens them.
-    const Launch hits = shared_reads(132 * 8);
+    const Launch hits = test::shared_reads(132 * 8);
     const double none = time_of(hits, queue_gpu(0, false));
     const double all = time_of(hits, queue_gpu(150, false));
     const double dram = time_of(hits, queue_gpu(150, true));

@@ -15,17 +15,6 @@ using namespace tilescope;
 
 namespace {
 
-// Every block reads the same 64 KiB in 32 steps: after the first touch every load hits in the L2.
-Launch shared_reads(std::int64_t blocks) {
-    test::SimpleLaunch s;
-    s.blocks = blocks;
-    s.threads = 128;
-    s.iterations = 32;
-    s.load_bytes = 2048;
-    s.same_data = true;
-    return test::make_simple_launch(s);
-}
-
 // Each block reads its own bytes: every load misses.
 Launch own_reads(std::int64_t blocks) {
     test::SimpleLaunch s;
@@ -52,7 +41,7 @@ double time_of(const Launch& l, const Hardware& hw) { return test::run({l}, hw).
 }  // namespace
 
 TEST_CASE("L2 hit queueing: hits queue at their own slope, between none and the plain term", "[sim][change81]") {
-    const Launch hits = shared_reads(132 * 8);
+    const Launch hits = test::shared_reads(132 * 8);
     const double none = time_of(hits, hit_gpu(0, 0));      // change 65: hits do not queue
     const double at43 = time_of(hits, hit_gpu(1, 43));
     const double at150 = time_of(hits, hit_gpu(1, 0));     // the hits' slope defaults to the misses'
@@ -82,7 +71,7 @@ TEST_CASE("L2 hit queueing, shared path: all-miss and all-hit traffic keep their
     CHECK(miss_apart > time_of(miss, hit_gpu(1, 43, 1.0, 0.0)) * 0.999);
     // Only hits after the first touches: the few misses see the hits' bytes too, so the launch is
     // no faster, and nearly the same.
-    const Launch hits = shared_reads(132 * 8);
+    const Launch hits = test::shared_reads(132 * 8);
     const double apart = time_of(hits, hit_gpu(1, 43));
     const double shared = time_of(hits, hit_gpu(1, 43, 1.0, 1.0));
     CHECK(shared >= apart * (1 - 1e-9));
@@ -92,7 +81,7 @@ TEST_CASE("L2 hit queueing, shared path: all-miss and all-hit traffic keep their
 TEST_CASE("L2 hit queueing: the flags without what they need are refused by name", "[sim][change81]") {
     // Without load_latency_queue_dram every load already queues (change 28's plain term), so the
     // hits' flag would mean nothing: an error naming both fields, not a silent no-op.
-    const Launch hits = shared_reads(132 * 8);
+    const Launch hits = test::shared_reads(132 * 8);
     auto r = sim::simulate(test::test_workload(), {hits}, hit_gpu(1, 43, 0.0), sim::Options{});
     REQUIRE_FALSE(r.ok());
     CHECK(r.error().message.find("load_latency_queue_l2_hits") != std::string::npos);
