@@ -375,9 +375,6 @@ private:
     // (Little's law), solved for L; base itself without the term or without a base.
     double queued_latency(double base_ns, double inflight) const { return queued_latency(base_ns, inflight, st_.rates.load_latency_ns_per_tbps); }
     double queued_latency(double base_ns, double inflight, double c) const;
-    // An L2 hit's round trip under Rates::latency_queue_dram: the bare L2 latency, or with
-    // Rates::latency_queue_l2_hits (change 81) its growth with every load byte in flight (1) or
-    // the hits' only (2).
     // A miss's round trip under Rates::latency_queue_dram: its growth with the bytes that missed, or
     // under Rates::latency_queue_shared_path (change 81) at the hits' slope with every byte in flight
     // plus the rest of the misses' slope with the bytes that missed.
@@ -386,9 +383,13 @@ private:
         if (!st_.rates.latency_queue_shared_path) return queued_latency(base, dram_inflight);
         // A hits' slope above the misses' leaves the misses none of their own (not a negative one).
         const double ch = std::min(st_.rates.l2_hit_ns_per_tbps, st_.rates.load_latency_ns_per_tbps);
+        // Both slopes folded into the bytes: c B / L with c = 1 is the sum of the two terms.
         const double weighted = ch * inflight + (st_.rates.load_latency_ns_per_tbps - ch) * dram_inflight;
         return queued_latency(base, weighted, 1.0);
     }
+    // An L2 hit's round trip under Rates::latency_queue_dram: the bare L2 latency, or with
+    // Rates::latency_queue_l2_hits (change 81) its growth with every load byte in flight (1) or
+    // the hits' only (2).
     double hit_latency(double inflight, double dram_inflight) const {
         const double base = st_.rates.l2_latency_ns;
         switch (st_.rates.latency_queue_l2_hits) {

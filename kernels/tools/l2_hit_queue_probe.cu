@@ -30,6 +30,7 @@
 
 #include "kernels/common/ptx.cuh"
 #include "kernels/tools/probe_device.cuh"
+#include "kernels/tools/segment_stream_grid.hpp"
 
 namespace {
 
@@ -124,23 +125,12 @@ cudaError_t launch(int s, int64_t blocks, int smem, const uint8_t* src, int64_t 
 bool run(const cudaDeviceProp& p, int sms, const Config& c, const uint8_t* src, int64_t buf, uint64_t seed,
          uint32_t* out, bool timing, int steps, cudaEvent_t e0, cudaEvent_t e1) {
     const int64_t t_bytes = static_cast<int64_t>(c.copies) * kThreads * 16;
-    const int smem = static_cast<int>(c.stages * t_bytes);
-    // Shared memory that lets exactly b blocks share an SM: at least the stages, at most 1/b of it.
-    const int64_t budget = std::min<int64_t>(p.sharedMemPerMultiprocessor / c.blocks_per_sm - p.reservedSharedMemPerBlock,
-                                             p.sharedMemPerBlockOptin);
-    if (budget < smem) return true;  // the stages do not fit this many blocks per SM: not a configuration
-    const void* k = kernel_of(c.stages);
-    const int asked = static_cast<int>(budget);
-    if (cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, asked) != cudaSuccess ||
-        cudaFuncSetAttribute(k, cudaFuncAttributePreferredSharedMemoryCarveout, 100) != cudaSuccess)
-        return probe_ok(kTool, "set shared memory");
-    int per_sm = 0;
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, kThreads, asked);
-    if (per_sm != c.blocks_per_sm) {
-        std::fprintf(stderr, "%s: %d blocks per SM asked, the occupancy calculator gives %d (%d B of shared memory)\n",
-                     kTool, c.blocks_per_sm, per_sm, asked);
-        return false;
-    }
+    // Shared memory that lets exactly b blocks share an SM (the segment stream probe's rule).
+    const int asked = tilescope::segment_probe::smem_for(p.sharedMemPerMultiprocessor, p.reservedSharedMemPerBlock,
+                                                         p.sharedMemPerBlockOptin, c.blocks_per_sm,
+                                                         static_cast<int>(c.stages * t_bytes));
+    if (asked == 0) return true;  // the stages do not fit this many blocks per SM: not a configuration
+    if (!probe_pin_blocks_per_sm(kTool, kernel_of(c.stages), kThreads, asked, c.blocks_per_sm)) return false;
     const int64_t blocks = static_cast<int64_t>(sms) * c.blocks_per_sm;  // one wave
     std::vector<float> ms;
     for (int r = 0; timing && r < 6; ++r) {

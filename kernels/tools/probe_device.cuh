@@ -104,6 +104,23 @@ __global__ inline void probe_fill_words(uint32_t* w, uint64_t n, uint64_t seed) 
         w[i] = probe_word(i, seed);
 }
 
+// Gives kernel `k` (launched with `threads` threads and `smem` bytes of dynamic shared memory, the
+// carveout all shared memory) exactly `want` resident blocks per SM; false (after a line on stderr)
+// when the attributes cannot be set or the occupancy calculator gives another count.
+inline bool probe_pin_blocks_per_sm(const char* tool, const void* k, int threads, int smem, int want) {
+    if (cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem) != cudaSuccess ||
+        cudaFuncSetAttribute(k, cudaFuncAttributePreferredSharedMemoryCarveout, 100) != cudaSuccess)
+        return probe_ok(tool, "set shared memory");
+    int per_sm = 0;
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, threads, smem);
+    if (per_sm != want) {
+        std::fprintf(stderr, "%s: %d blocks per SM asked, the occupancy calculator gives %d (%d B of shared memory)\n",
+                     tool, want, per_sm, smem);
+        return false;
+    }
+    return true;
+}
+
 // Creates the two events a probe times its launches between (e0 before, e1 after).
 inline void probe_events(cudaEvent_t* e0, cudaEvent_t* e1) {
     cudaEventCreate(e0);

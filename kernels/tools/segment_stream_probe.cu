@@ -178,17 +178,7 @@ bool run(const Bufs& b, const cudaDeviceProp& p, int sms, const Config& c, int64
                                                          p.sharedMemPerBlockOptin, c.blocks_per_sm,
                                                          c.stages * g.stage_bytes());
     if (smem == 0) return true;  // the stages do not fit this many blocks per SM: not a configuration
-    const void* k = kernel_of(c.stages);
-    if (cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem) != cudaSuccess ||
-        cudaFuncSetAttribute(k, cudaFuncAttributePreferredSharedMemoryCarveout, 100) != cudaSuccess)
-        return probe_ok(kTool, "set shared memory");
-    int per_sm = 0;
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, kThreads, smem);
-    if (per_sm != c.blocks_per_sm) {
-        std::fprintf(stderr, "%s: %d blocks per SM asked, the occupancy calculator gives %d (%d B of shared memory)\n",
-                     kTool, c.blocks_per_sm, per_sm, smem);
-        return false;
-    }
+    if (!probe_pin_blocks_per_sm(kTool, kernel_of(c.stages), kThreads, smem, c.blocks_per_sm)) return false;
     std::vector<float> ms;
     for (int r = 0; timing && r < 6; ++r) {
         cudaEventRecord(e0);
