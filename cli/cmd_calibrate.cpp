@@ -121,6 +121,9 @@ int run_calibrate(int argc, char** argv) {
          "fitting: weight w in [0, 100] of the within-sweep residuals: each fit case of a sweep with two or "
          "more fit cases adds w x (its ln(t_pred/t_meas) - the sweep's mean), so the fit also weighs "
          "how tiles rank against each other (0 = none)")
+        ("hold-unfitted", po::bool_switch(),
+         "fitting a calibrated base profile: every field not in --fit keeps the base's value (the "
+         "microbenchmarks are references only and no efficiency joins the fit on its own)")
         ("repeats", po::value<int>()->default_value(5), "measuring: timed repeats per case (median)")
         ("warmup", po::value<int>()->default_value(2), "measuring: untimed warm-up runs per case")
         ("no-counters", "measuring: time only, no CUPTI pass (byte metrics are NaN); for re-timing a data set "
@@ -286,6 +289,7 @@ int run_calibrate(int argc, char** argv) {
     if (vm.count("fit-include") != 0) co.fit_include = vm["fit-include"].as<std::vector<std::string>>();
     co.jobs = jobs;
     co.within_sweep_weight = vm["within-sweep-weight"].as<double>();
+    co.hold_unfitted = vm["hold-unfitted"].as<bool>();
     if (!(co.within_sweep_weight >= 0 && co.within_sweep_weight <= 100))
         return cli_fail(2, "calibrate: --within-sweep-weight must be in [0, 100] (got " +
                                std::to_string(co.within_sweep_weight) + ")");

@@ -7,11 +7,13 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <set>
 #include <sstream>
 #include <thread>
+#include <utility>
 
 #include "validate/fit.hpp"
 #include "validate/prediction_cache.hpp"
@@ -35,15 +37,18 @@ Result<double*> calibration_field(Calibration& c, const std::string& name) {
 
 namespace {
 
-// Parameters that live in (0, 1]: the efficiencies and the warp overlap exponent.
+// Parameters that live in (0, 1]: the efficiencies, the warp overlap exponent and the share of a
+// fragment store wait that the SM's other blocks stand still for.
 bool is_efficiency(const std::string& name) {
-    return name.find("_efficiency") != std::string::npos || name == "warp_overlap_exponent";
+    return name.find("_efficiency") != std::string::npos || name == "warp_overlap_exponent" ||
+           name == "fragment_store_load_wait";
 }
 // Below this a positive parameter is physically "none" (its log-space floor).
 double floor_of(const std::string& name) {
     if (name == "warp_load_issue_ns_per_byte" || name == "load_latency_ns_per_byte" ||
         name == "warp_smem_read_ns_per_byte" || name == "warp_op_ns" || name == "warp_store_issue_ns_per_byte")
         return 1e-3;
+    if (name == "fragment_store_hold_ns_per_byte") return 1e-4;
     if (name == "load_latency_scale") return 0.05;
     return 1.0;
 }
@@ -107,6 +112,10 @@ double fit_start(const std::string& name, double v) {
     // DRAM pages opened per second (change 37): start where naive attention's P V, whose 64-byte
     // row segments each open a page, would move its measured 1.66 TB/s (26 G pages/s).
     if (name == "hbm_activations_per_s" && v <= 0) return 2.6e10;
+    // Change 60: the QK^T timeline probe's 0.079 ns per stored byte, and change 61's 0.82 of it
+    // that the SM's other blocks stand still for.
+    if (name == "fragment_store_hold_ns_per_byte" && v <= 0) return 0.079;
+    if (name == "fragment_store_load_wait" && v <= 0) return 0.82;
     return v;
 }
 double from_free(const std::string& name, double u) {
@@ -434,6 +443,10 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
     std::vector<std::string> fit = options.fit;
     for (const auto& f : fit)
         if (auto field = calibration_field(cal, f); !field) return field.error();
+    const bool hold = options.hold_unfitted;
+    if (hold && !base.calibration.calibrated)
+        return make_error("calibrate: --hold-unfitted needs a calibrated base profile (" + base.name +
+                          " is not calibrated: the fields it would hold are datasheet numbers and estimates)");
     for (const Direct& d : direct) {
         const double v = microbench_value(data, d.bench);
         double* field = *calibration_field(cal, d.param);
@@ -453,6 +466,8 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
             // figures would not be the profile's. The microbenchmark stays in the report.
             if (fitted && base.calibration.calibrated) {
                 how += "; a reference only: the fit starts at the calibrated base profile's " + sci(*field);
+            } else if (hold) {
+                how += "; a reference only: held at the calibrated base profile's " + sci(*field) + " (--hold-unfitted)";
             } else {
                 // Not fitted, so the microbenchmark sets it. On a calibrated base whose value was
                 // fitted away from the microbenchmark (tensor_efficiency, fitted with the per-warp
@@ -468,7 +483,7 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
                 *field = measured;
             }
             r.parameters.push_back({d.param, measured, how});
-        } else if (!fitted) {
+        } else if (!fitted && !hold) {
             fit.push_back(d.param);  // no microbenchmark: the fit must find it
         }
     }
@@ -490,7 +505,20 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
     }
     // L2 bandwidth is in no datasheet (profiles carry an estimate): the measured figure replaces
     // the profile's value and l2_efficiency stays 1.
-    if (const double v = microbench_value(data, "l2_bandwidth"); std::isfinite(v)) {
+    if (hold) {
+        // --hold-unfitted: the latencies, the L2 bandwidth and the launch overhead stay the base
+        // profile's; the microbenchmarks are listed for reference.
+        const std::pair<const char*, double> held[] = {{"l2_bandwidth", base.l2_bandwidth_bytes_per_s},
+                                                       {"hbm_latency", base.hbm_latency_ns},
+                                                       {"l2_latency", base.l2_latency_ns},
+                                                       {"launch_overhead", cal.launch_overhead_ns}};
+        const char* field_of[] = {"l2_bandwidth_bytes_per_s", "hbm_latency_ns", "l2_latency_ns", "launch_overhead_ns"};
+        for (std::size_t i = 0; i < std::size(held); ++i)
+            if (const double v = microbench_value(data, held[i].first); std::isfinite(v))
+                r.parameters.push_back({field_of[i], held[i].second,
+                                        std::string("held at the calibrated base profile's value (--hold-unfitted); "
+                                                    "microbenchmark ") + held[i].first + " = " + sci(v) + ", a reference only"});
+    } else if (const double v = microbench_value(data, "l2_bandwidth"); std::isfinite(v)) {
         r.hw.l2_bandwidth_bytes_per_s = v;
         r.hw.sources["l2_bandwidth_bytes_per_s"] =
             "measured: reads of an L2-resident buffer, whole GPU (tilescope calibrate microbenchmark)";
@@ -501,7 +529,7 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
     } else if (std::find(fit.begin(), fit.end(), "l2_efficiency") == fit.end()) {
         fit.push_back("l2_efficiency");
     }
-    if (const double v = microbench_value(data, "hbm_latency"); std::isfinite(v)) {
+    if (const double v = microbench_value(data, "hbm_latency"); !hold && std::isfinite(v)) {
         r.hw.hbm_latency_ns = v;
         r.hw.sources["hbm_latency_ns"] = "measured: pointer chase microbenchmark (tilescope calibrate)";
         r.parameters.push_back({"hbm_latency_ns", v, "microbenchmark hbm_latency (pointer chase)"});
@@ -509,12 +537,12 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
     // The launch overhead: an empty kernel timed like a case. It is measured, so it is not
     // fitted: the training cases (the shortest runs ~100 us) barely constrain a few us per launch,
     // and a fit trades it against the per-block and per-iteration terms.
-    if (const double v = microbench_value(data, "launch_overhead"); std::isfinite(v) && v >= 0) {
+    if (const double v = microbench_value(data, "launch_overhead"); !hold && std::isfinite(v) && v >= 0) {
         cal.launch_overhead_ns = v;
         fit.erase(std::remove(fit.begin(), fit.end(), std::string("launch_overhead_ns")), fit.end());
         r.parameters.push_back({"launch_overhead_ns", v, "microbenchmark launch_overhead (empty kernel, CUDA events)"});
     }
-    if (const double v = microbench_value(data, "l2_latency"); std::isfinite(v)) {
+    if (const double v = microbench_value(data, "l2_latency"); !hold && std::isfinite(v)) {
         r.hw.l2_latency_ns = v;
         r.hw.sources["l2_latency_ns"] = "measured: pointer chase microbenchmark (tilescope calibrate)";
         r.parameters.push_back({"l2_latency_ns", v, "microbenchmark l2_latency (pointer chase)"});

@@ -54,7 +54,7 @@ inline const std::vector<std::string>& calibration_parameter_names() {
         "warp_iteration_ns", "warp_load_issue_ns_per_byte", "warp_overlap_exponent", "load_latency_scale",
         "load_latency_ns_per_byte", "warp_smem_read_ns_per_byte", "warp_op_ns", "fragment_store_bytes_per_s",
         "load_latency_ns_per_tbps", "block_reduction_ns", "hbm_activations_per_s", "warp_fill_wait_ns_per_byte",
-        "warp_store_issue_ns_per_byte"};
+        "warp_store_issue_ns_per_byte", "fragment_store_hold_ns_per_byte", "fragment_store_load_wait"};
     return names;
 }
 Result<double*> calibration_field(Calibration& c, const std::string& name);
@@ -112,6 +112,13 @@ struct CalibrateOptions {
     // sweep pays for it even when the per-case errors alone would not notice. Extra training
     // cases (extra_training) are grouped by their own sweep keys.
     double within_sweep_weight = 0;
+    // Hold every Calibration field and profile number that is not in `fit` at the base profile's
+    // value (calibrate --hold-unfitted): the microbenchmarks are reported as references only and
+    // set nothing, and no parameter joins the fit on its own (an efficiency without a
+    // microbenchmark, l2_efficiency). Without it, a refit of a calibrated profile takes the
+    // microbenchmarks' efficiencies, latencies and L2 bandwidth and fits the FP32 efficiency
+    // too, which moves every kernel family (docs/validation change 82). Needs a calibrated base.
+    bool hold_unfitted = false;
     int jobs = 1;
     double time_budget_s = 0;    // 0 = none; else the fit stops (keeping its best point) when
                                  // this much wall time has passed

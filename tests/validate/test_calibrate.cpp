@@ -782,3 +782,108 @@ TEST_CASE("a refit that leaves a calibrated profile's efficiency out of --fit sa
     REQUIRE(r.ok());
     CHECK(warned_about_tensor() == 0);
 }
+
+TEST_CASE("--hold-unfitted keeps every field outside --fit at the calibrated base profile's value",
+          "[validate][calibrate]") {
+    // The base holds the generating tensor efficiency (0.62); the microbenchmark says 0.8. With
+    // the hold, a fit of block_overhead_ns alone recovers the generating 400 ns and nothing else
+    // moves; without it, the microbenchmark replaces the efficiency and the fit lands elsewhere.
+    const Calibration truth = toy_truth();
+    auto toy_pair = toy_with_tensor_microbench(truth);
+    Dataset& d = toy_pair.first;
+    Hardware& base = toy_pair.second;
+    d.microbench.push_back({"launch_overhead", 2500.0, "ns"});
+    d.microbench.push_back({"hbm_latency", 600.0, "ns"});
+    d.microbench.push_back({"l2_latency", 300.0, "ns"});
+    d.microbench.push_back({"l2_bandwidth", 5e12, "bytes_per_s"});
+    base.calibration.tensor_efficiency = truth.tensor_efficiency;
+    base.calibration.block_overhead_ns = 250;  // where the fit starts
+    base.calibration.fp32_efficiency = 0.7;
+    base.calibration.l2_efficiency = 0.9;
+    base.hbm_latency_ns = 400;
+    base.l2_latency_ns = 200;
+    base.l2_bandwidth_bytes_per_s = 8e12;
+    base.calibration.calibrated = true;
+    CalibrateOptions o;
+    o.fit = {"block_overhead_ns"};
+    o.max_evaluations = 60;
+    o.fit_lrc = false;
+    o.hold_unfitted = true;
+    std::vector<std::string> said;
+    o.progress = [&](const std::string& line) { said.push_back(line); };
+
+    auto held = calibrate(d, base, toy(), o);
+    REQUIRE(held.ok());
+    const Calibration& c = held->hw.calibration;
+    CHECK(c.block_overhead_ns == Approx(400).epsilon(0.01));
+    CHECK(c.tensor_efficiency == truth.tensor_efficiency);
+    CHECK(c.fp32_efficiency == 0.7);  // no microbenchmark, yet not fitted
+    CHECK(c.l2_efficiency == 0.9);
+    CHECK(c.launch_overhead_ns == truth.launch_overhead_ns);
+    CHECK(held->hw.hbm_latency_ns == 400);
+    CHECK(held->hw.l2_latency_ns == 200);
+    CHECK(held->hw.l2_bandwidth_bytes_per_s == 8e12);
+    CHECK(held->rms_log_error_after < 1e-3);
+    CHECK(std::none_of(said.begin(), said.end(), [](const std::string& l) { return l.rfind("warning:", 0) == 0; }));
+    int fitted = 0, references = 0;
+    for (const auto& p : held->parameters) {
+        fitted += p.how.rfind("fitted", 0) == 0 ? 1 : 0;
+        references += p.how.find("(--hold-unfitted)") != std::string::npos ? 1 : 0;
+    }
+    CHECK(fitted == 1);
+    CHECK(references == 5);  // tensor_fp16, l2_bandwidth, hbm_latency, l2_latency, launch_overhead
+
+    // The same fit without the hold: the microbenchmarks set the efficiency and the overhead.
+    o.hold_unfitted = false;
+    auto moved = calibrate(d, base, toy(), o);
+    REQUIRE(moved.ok());
+    CHECK(moved->hw.calibration.tensor_efficiency == Approx(0.8));
+    CHECK(moved->hw.calibration.launch_overhead_ns == 2500);
+    CHECK(moved->rms_log_error_after > 0.01);
+
+    // A datasheet base has nothing calibrated to hold: refused by name.
+    o.hold_unfitted = true;
+    base.calibration.calibrated = false;
+    auto refused = calibrate(d, base, toy(), o);
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.error().message.find("--hold-unfitted needs a calibrated base profile") != std::string::npos);
+}
+
+TEST_CASE("calibrate fits the fragment store hold and the share of it the other blocks wait, with the rest held",
+          "[validate][calibrate]") {
+    // The toy plus a store wait per block of hold x its output bytes, and the share load_wait of
+    // it that the other blocks stand still for, weighted by their work (K): the two fields' roles
+    // in the simulator, in toy form. The share lives in (0, 1], the hold is far below 1 ns per byte (its log-space floor
+    // must let the search reach it).
+    Calibration truth = toy_truth();
+    truth.fragment_store_hold_ns_per_byte = 0.08;
+    truth.fragment_store_load_wait = 0.8;
+    TimeModel with_hold = [](const Workload& w, const Calibration& c) {
+        const double blocks = double(w.m / w.tile.m) * double(w.n / w.tile.n);
+        const double wait = c.fragment_store_hold_ns_per_byte * 2.0 * double(w.tile.m) * double(w.tile.n);
+        return toy_time(w, c) + blocks * wait * (1.0 + c.fragment_store_load_wait * double(w.k) / 1024.0);
+    };
+    Dataset d = toy_data(truth);
+    for (Case& c : d.cases) c.measured.total[Metric::gpu_time_duration] = with_hold(c.measured.workload, truth);
+    Hardware base;
+    base.name = "toy";
+    base.calibration = truth;
+    base.calibration.fragment_store_hold_ns_per_byte = 0.03;
+    base.calibration.fragment_store_load_wait = 0.4;
+    base.calibration.calibrated = true;
+    CalibrateOptions o;
+    o.fit = {"fragment_store_hold_ns_per_byte", "fragment_store_load_wait"};
+    o.hold_unfitted = true;
+    o.max_evaluations = 400;
+    auto r = calibrate(d, base, toy(with_hold), o);
+    INFO((r ? std::string() : r.error().message));
+    REQUIRE(r.ok());
+    CHECK(r->hw.calibration.fragment_store_hold_ns_per_byte == Approx(0.08).epsilon(0.02));
+    CHECK(r->hw.calibration.fragment_store_load_wait == Approx(0.8).epsilon(0.02));
+    CHECK(r->hw.calibration.tensor_efficiency == truth.tensor_efficiency);
+    // A start outside (0, 1] for the share is refused by name.
+    o.start = {{"fragment_store_load_wait", 1.5}};
+    auto bad = calibrate(d, base, toy(with_hold), o);
+    REQUIRE_FALSE(bad.ok());
+    CHECK(bad.error().message.find("fragment_store_load_wait must be in (0, 1]") != std::string::npos);
+}
