@@ -482,7 +482,8 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
                 }
                 *field = measured;
             }
-            r.parameters.push_back({d.param, measured, how});
+            // Held: the entry's value is the one the profile keeps (the microbenchmark is in `how`).
+            r.parameters.push_back({d.param, hold && !fitted ? *field : measured, how});
         } else if (!fitted && !hold) {
             fit.push_back(d.param);  // no microbenchmark: the fit must find it
         }

@@ -832,6 +832,8 @@ TEST_CASE("--hold-unfitted keeps every field outside --fit at the calibrated bas
     }
     CHECK(fitted == 1);
     CHECK(references == 5);  // tensor_fp16, l2_bandwidth, hbm_latency, l2_latency, launch_overhead
+    for (const auto& p : held->parameters)  // each entry's value is the one the profile keeps
+        if (p.name == "tensor_efficiency") CHECK(p.value == truth.tensor_efficiency);
 
     // The same fit without the hold: the microbenchmarks set the efficiency and the overhead.
     o.hold_unfitted = false;
