@@ -7,13 +7,11 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <iterator>
 #include <limits>
 #include <map>
 #include <set>
 #include <sstream>
 #include <thread>
-#include <utility>
 
 #include "validate/fit.hpp"
 #include "validate/prediction_cache.hpp"
@@ -509,16 +507,21 @@ Result<CalibrationResult> calibrate(const Dataset& data, const Hardware& base, c
     if (hold) {
         // --hold-unfitted: the latencies, the L2 bandwidth and the launch overhead stay the base
         // profile's; the microbenchmarks are listed for reference.
-        const std::pair<const char*, double> held[] = {{"l2_bandwidth", base.l2_bandwidth_bytes_per_s},
-                                                       {"hbm_latency", base.hbm_latency_ns},
-                                                       {"l2_latency", base.l2_latency_ns},
-                                                       {"launch_overhead", cal.launch_overhead_ns}};
-        const char* field_of[] = {"l2_bandwidth_bytes_per_s", "hbm_latency_ns", "l2_latency_ns", "launch_overhead_ns"};
-        for (std::size_t i = 0; i < std::size(held); ++i)
-            if (const double v = microbench_value(data, held[i].first); std::isfinite(v))
-                r.parameters.push_back({field_of[i], held[i].second,
-                                        std::string("held at the calibrated base profile's value (--hold-unfitted); "
-                                                    "microbenchmark ") + held[i].first + " = " + sci(v) + ", a reference only"});
+        struct Held {
+            const char* bench;
+            const char* field;
+            double value;
+        };
+        for (const Held& h : {Held{"l2_bandwidth", "l2_bandwidth_bytes_per_s", base.l2_bandwidth_bytes_per_s},
+                              Held{"hbm_latency", "hbm_latency_ns", base.hbm_latency_ns},
+                              Held{"l2_latency", "l2_latency_ns", base.l2_latency_ns},
+                              Held{"launch_overhead", "launch_overhead_ns", cal.launch_overhead_ns}}) {
+            const double v = microbench_value(data, h.bench);
+            if (!std::isfinite(v) || std::find(fit.begin(), fit.end(), h.field) != fit.end()) continue;
+            r.parameters.push_back({h.field, h.value,
+                                    std::string("held at the calibrated base profile's value (--hold-unfitted); "
+                                                "microbenchmark ") + h.bench + " = " + sci(v) + ", a reference only"});
+        }
     } else if (const double v = microbench_value(data, "l2_bandwidth"); std::isfinite(v)) {
         r.hw.l2_bandwidth_bytes_per_s = v;
         r.hw.sources["l2_bandwidth_bytes_per_s"] =
