@@ -783,7 +783,7 @@ TEST_CASE("a refit that leaves a calibrated profile's efficiency out of --fit sa
     CHECK(warned_about_tensor() == 0);
 }
 
-TEST_CASE("--hold-unfitted keeps every field outside --fit at the calibrated base profile's value",
+TEST_CASE("calibrate --hold-unfitted keeps every field outside --fit at the calibrated base profile's value",
           "[validate][calibrate]") {
     // The base holds the generating tensor efficiency (0.62); the microbenchmark says 0.8. With
     // the hold, a fit of block_overhead_ns alone recovers the generating 400 ns and nothing else
