@@ -135,6 +135,7 @@ const std::vector<CalSpec>& calibration_specs() {
         {"fragment_store_hold_ns_per_byte", &Calibration::fragment_store_hold_ns_per_byte, CalRule::non_negative, true},
         {"fragment_store_load_wait", &Calibration::fragment_store_load_wait, CalRule::probability, true},
         {"pipeline_wait_then_issue", &Calibration::pipeline_wait_then_issue, CalRule::flag, true},
+        {"sm_share_resident", &Calibration::sm_share_resident, CalRule::flag, true},
         {"pipeline_serial", &Calibration::pipeline_serial, CalRule::flag012, true},
         {"pipeline_additive", &Calibration::pipeline_additive, CalRule::flag012, true},
         {"l2_fill_in_flight", &Calibration::l2_fill_in_flight, CalRule::flag, true},
@@ -648,6 +649,7 @@ std::string profile_fingerprint(const Hardware& hw) {
     if (c.fragment_store_hold_ns_per_byte > 0)
         cal << " fragment_store_hold_ns_per_byte " << c.fragment_store_hold_ns_per_byte;
     if (c.fragment_store_load_wait > 0) cal << " fragment_store_load_wait " << c.fragment_store_load_wait;
+    if (c.sm_share_resident != 0.0) cal << " sm_share_resident " << c.sm_share_resident;
     if (c.pipeline_wait_then_issue != 0.0) cal << " pipeline_wait_then_issue " << c.pipeline_wait_then_issue;
     if (c.pipeline_serial != 0.0) cal << " pipeline_serial " << c.pipeline_serial;
     if (c.pipeline_additive != 0.0) cal << " pipeline_additive " << c.pipeline_additive;

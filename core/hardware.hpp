@@ -421,6 +421,15 @@ struct Calibration {
     // Simulator: the most one SM can pull through its L2 port, bytes per SM clock (Ampere and
     // Hopper: 64 B/clk per SM). Only binds when few SMs are busy (tail waves, small grids).
     double sm_l2_bytes_per_cycle = 64.0;
+    // Simulator: in a launch with tensor work (an mma loop), the SM server shares the SM among the
+    // blocks resident on it, not only among those with work in it (0 or 1; docs/validation change
+    // 84). 1 = a block's work runs at most at 1/R of the SM, R the SM's slots that hold a block
+    // (one waiting out its block overhead or its loads included), so a block does not take over
+    // the share of a resident block that is waiting; R falls only when slots empty (the last
+    // wave). Launches without tensor work (softmax) keep the default. 0 (the default) = processor
+    // sharing among the blocks with work in the server, up to the warp model's per-block cap, so
+    // at 4 blocks per SM the other blocks' work fills a block's waits (change 83).
+    double sm_share_resident = 0.0;
     bool calibrated = false;            // true when read from a profile's "calibration" object
 };
 

@@ -335,12 +335,19 @@ private:
     void reschedule(std::uint32_t s) { server_heap_.update(s, std::max(servers_[s].next_finish_ns(), now_)); }
     // Sets every SM server's per-job cap from now on (the work they hold keeps what it has done).
     void set_sm_job_cap(double cap) {
-        for (int sm = 0; sm < sm_count_; ++sm) {
-            const std::uint32_t id = kFirstSmServer + static_cast<std::uint32_t>(sm);
-            advance_server(id);
-            servers_[id].configure(1.0, cap);
-            if (servers_[id].jobs() > 0) reschedule(id);
-        }
+        sm_base_cap_ = cap;
+        for (int sm = 0; sm < sm_count_; ++sm) apply_sm_cap(sm);
+    }
+    // SM `sm`'s per-job cap: the base cap and, with Rates::sm_share_resident (change 84), at most
+    // 1/R of the SM, R its resident blocks.
+    void apply_sm_cap(int sm) {
+        double cap = sm_base_cap_;
+        const int resident = sm_resident_.empty() ? 0 : sm_resident_[static_cast<std::size_t>(sm)];
+        if (st_.rates.sm_share_resident && resident > 0) cap = std::min(cap, 1.0 / resident);
+        const std::uint32_t id = kFirstSmServer + static_cast<std::uint32_t>(sm);
+        advance_server(id);
+        servers_[id].configure(1.0, cap);
+        if (servers_[id].jobs() > 0) reschedule(id);
     }
     void serve(std::uint32_t s);
     void add_to_server(std::uint32_t s, double work, std::uint32_t job);
@@ -445,6 +452,8 @@ private:
     double tensor_flops_per_ns_;  // one SM's tensor rate for this launch (latency limit applied)
     WarpModel warp_;
     double issue_cap_ = 0;              // issue form: the SM servers' per-job cap (load_program)
+    double sm_base_cap_ = 1;            // the SM servers' per-job cap before change 84's share
+    std::vector<int> sm_resident_;      // per SM: slots holding a block (Rates::sm_share_resident)
     bool issue_phase_cap_ = false;      // issue_phase_work: the cap set to min(1, w / 4) (load_program)
     bool issue_cap_from_mma_ = false;   // ... set from an mma phase (final)
     // ns per stored byte a fragment-store phase adds to its SM's work (0 unless the launch
@@ -842,6 +851,7 @@ void Engine::dispatch(std::uint32_t slot_id) {
     Slot& slot = slots_[slot_id];
     if (next_block_ >= blocks_) return;
     slot.busy = true;
+    if (!sm_resident_.empty()) ++sm_resident_[static_cast<std::size_t>(slot.sm)];
     slot.block = next_block_++;
     slot.next_item = slot.block;
     slot.start_ns = now_;
@@ -1427,6 +1437,13 @@ void Engine::finish_block(std::uint32_t slot_id) {
         out_.timeline.push_back(span);
     }
     slot.busy = false;
+    if (!sm_resident_.empty()) {
+        // A retired block's slot refilled at once leaves R as it was; an emptied one lowers it.
+        --sm_resident_[static_cast<std::size_t>(slot.sm)];
+        dispatch(slot_id);
+        if (!slot.busy) apply_sm_cap(slot.sm);
+        return;
+    }
     dispatch(slot_id);
 }
 
@@ -1494,6 +1511,10 @@ Result<LaunchResult> Engine::run(double start_ns) {
                                     std::numeric_limits<double>::infinity());
     for (int s = 0; s < sm_count_; ++s)
         servers_[kFirstSmServer + static_cast<std::size_t>(s)].configure(1.0, warp_.on ? warp_.job_cap : 1.0);
+    sm_base_cap_ = warp_.on ? warp_.job_cap : 1.0;
+    // Change 84 (Rates::sm_share_resident): mma launches only; the softmax kernel's one-row blocks
+    // (16-32 per SM, no mma) keep sharing among the blocks with work.
+    sm_resident_.assign(r.sm_share_resident && launch_.counts.flops_tensor > 0 ? static_cast<std::size_t>(sm_count_) : 0, 0);
     for (auto& s : servers_) s.reset(0);
     sector_factor_ = launch_.store_sector_factor(st_.hw->l2_sector_bytes);
     store_issue_ns_per_byte_ = launch_.fragment_stores() ? r.fragment_store_issue_ns_per_byte : 0.0;
@@ -1538,6 +1559,8 @@ Result<LaunchResult> Engine::run(double start_ns) {
     for (int k = 0; k < per_sm; ++k) {
         for (int m = 0; m < sm_count_; ++m) dispatch(static_cast<std::uint32_t>(m * per_sm + k));
     }
+    if (!sm_resident_.empty())
+        for (int m = 0; m < sm_count_; ++m) apply_sm_cap(m);
 
     while (error_.ok() && !st_.misaligned) {
         const double t_server = server_heap_.top_time();
