@@ -15,7 +15,6 @@
 //   exit 2 on a bad argument, an unreadable file or a file without loop_overlap lines.
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -26,6 +25,7 @@
 #include "core/lower.hpp"
 #include "core/lower_detail.hpp"
 #include "core/workload.hpp"
+#include "replay_main.hpp"
 #include "simulator/simulate.hpp"
 
 using namespace tilescope;
@@ -111,83 +111,33 @@ Result<Launch> make_launch(const boost::json::object& r, const Hardware& hw, Way
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string path, gpu = "calibrated/h200";
-    bool exact = false;
-    for (int a = 1; a < argc; ++a) {
-        const std::string s = argv[a];
-        if (s == "--gpu" && a + 1 < argc) {
-            gpu = argv[++a];
-        } else if (s == "--exact") {
-            exact = true;
-        } else if (path.empty() && !s.empty() && s[0] != '-') {
-            path = s;
-        } else {
-            std::fprintf(stderr, "loop_overlap_replay: unknown argument %s (usage: loop_overlap_replay PROBE.jsonl [--gpu NAME|PATH] [--exact])\n",
-                         s.c_str());
-            return 2;
-        }
-    }
-    if (path.empty()) {
-        std::fprintf(stderr, "loop_overlap_replay: no probe file (usage: loop_overlap_replay PROBE.jsonl [--gpu NAME|PATH] [--exact])\n");
-        return 2;
-    }
-    std::ifstream in(path);
-    if (!in) {
-        std::fprintf(stderr, "loop_overlap_replay: cannot read %s\n", path.c_str());
-        return 2;
-    }
-    auto hw = load_hardware(gpu);
-    if (!hw) {
-        std::fprintf(stderr, "loop_overlap_replay: %s\n", hw.error().message.c_str());
-        return 2;
-    }
     Workload w;
     w.kernel = KernelFamily::gemm;
     w.dtype = DType::fp16;
-    sim::Options opt;
-    opt.timeline = false;
-    if (exact) opt.phase_budget = 0;
-    std::string line;
-    int rows = 0, lineno = 0;
-    while (std::getline(in, line)) {
-        ++lineno;
-        if (line.empty()) continue;
-        boost::system::error_code ec;
-        const boost::json::value v = boost::json::parse(line, ec);
-        if (ec || !v.is_object()) {
-            std::fprintf(stderr, "loop_overlap_replay: %s:%d: not a JSON object\n", path.c_str(), lineno);
-            return 2;
-        }
-        const auto& r = v.as_object();
-        const auto* probe = r.if_contains("probe");
-        if (!probe || !probe->is_string() || probe->as_string() != "loop_overlap") continue;
+    return bench::run_replay(argc, argv, "loop_overlap_replay", "loop_overlap", false,
+                             [&](const boost::json::object& r, const bench::ReplayContext& ctx) {
         double model[3], measured[3];
         const char* keys[3] = {"ms_full", "ms_loads", "ms_compute"};
-        try {
-            for (int k = 0; k < 3; ++k) {
-                measured[k] = boost::json::value_to<double>(r.at(keys[k]));
-                auto l = make_launch(r, *hw, static_cast<Way>(k));
-                if (!l) {
-                    std::fprintf(stderr, "loop_overlap_replay: %s:%d: %s\n", path.c_str(), lineno, l.error().message.c_str());
-                    return 1;
-                }
-                auto p = sim::simulate(w, {*l}, *hw, opt);
-                if (!p) {
-                    std::fprintf(stderr, "loop_overlap_replay: %s:%d: %s\n", path.c_str(), lineno, p.error().message.c_str());
-                    return 1;
-                }
-                model[k] = p->total[Metric::gpu_time_duration] * 1e-6;
+        for (int k = 0; k < 3; ++k) {
+            measured[k] = boost::json::value_to<double>(r.at(keys[k]));
+            auto l = make_launch(r, ctx.hw, static_cast<Way>(k));
+            if (!l) {
+                std::fprintf(stderr, "loop_overlap_replay: %s: %s\n", ctx.where.c_str(), l.error().message.c_str());
+                return 1;
             }
-        } catch (const std::exception& e) {
-            std::fprintf(stderr, "loop_overlap_replay: %s:%d: missing or bad field (%s)\n", path.c_str(), lineno, e.what());
-            return 2;
+            auto p = sim::simulate(w, {*l}, ctx.hw, ctx.options);
+            if (!p) {
+                std::fprintf(stderr, "loop_overlap_replay: %s: %s\n", ctx.where.c_str(), p.error().message.c_str());
+                return 1;
+            }
+            model[k] = p->total[Metric::gpu_time_duration] * 1e-6;
         }
         const auto overlap = [](const double* t) { return (t[1] + t[2] - t[0]) / std::min(t[1], t[2]); };
         std::printf("{\"model\":\"loop_overlap_replay\",\"gpu\":\"%s\",\"family\":\"%s\",\"m\":%lld,\"n\":%lld,\"k\":%lld,"
                     "\"batch\":%lld,\"tile_m\":%lld,\"tile_n\":%lld,\"stages\":%lld,"
                     "\"ms_full\":%.5f,\"ms_loads\":%.5f,\"ms_compute\":%.5f,\"overlap\":%.4f,"
                     "\"ms_full_model\":%.5f,\"ms_loads_model\":%.5f,\"ms_compute_model\":%.5f,\"overlap_model\":%.4f}\n",
-                    gpu.c_str(), std::string(r.at("family").as_string()).c_str(),
+                    ctx.gpu.c_str(), std::string(r.at("family").as_string()).c_str(),
                     static_cast<long long>(r.at("m").to_number<std::int64_t>()),
                     static_cast<long long>(r.at("n").to_number<std::int64_t>()),
                     static_cast<long long>(r.at("k").to_number<std::int64_t>()),
@@ -196,12 +146,6 @@ int main(int argc, char** argv) {
                     static_cast<long long>(r.at("tile_n").to_number<std::int64_t>()),
                     static_cast<long long>(r.at("stages").to_number<std::int64_t>()), measured[0], measured[1],
                     measured[2], overlap(measured), model[0], model[1], model[2], overlap(model));
-        std::fflush(stdout);
-        ++rows;
-    }
-    if (rows == 0) {
-        std::fprintf(stderr, "loop_overlap_replay: %s has no loop_overlap lines\n", path.c_str());
-        return 2;
-    }
-    return 0;
+        return 0;
+    });
 }

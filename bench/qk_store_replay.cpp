@@ -8,20 +8,21 @@
 //   l2     every slice stores the same N x N scores (the probe's "l2" way: they stay in the L2);
 //   none   without the store steps (the probe's "none" way: Hooks::kStores false).
 // It prints one JSON object per line: the grid, its way, blocks per SM, the model's DRAM writes
-// (MiB), the measured time (ms_plain) and the model's, and both per block and slot in microseconds (time x SMs x blocks
-// per SM / blocks), the number the probe's tables compare; and, as the probe summarises its
+// (MiB), the measured time (ms_plain) and the model's, and both per block and slot in
+// microseconds (time x SMs x blocks per SM / blocks), the number the probe's tables compare; and,
+// as the probe summarises its
 // records, the model's median block length (dispatch to retirement less the block overhead
 // wait: the probe's entry to last store) and median slot gap (a slot's retirement to its next
 // block's entry) against the probe's block_us_median and slot_gap_us_median (which its
 // recording run lengthens by 4-15%).
 // Usage: qk_store_replay PROBE.jsonl [--gpu calibrated/h200] [--exact]
-//   exit 2 on a bad argument, an unreadable file or a file without qk_timeline lines.
+//   exit 2 on a bad argument, an unreadable file, a bad `stores` value or a file without
+//   qk_timeline lines (bench/replay_main.hpp).
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <map>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <boost/json.hpp>
@@ -32,6 +33,7 @@
 #include "core/lower_detail.hpp"
 #include "core/occupancy.hpp"
 #include "core/workload.hpp"
+#include "replay_main.hpp"
 #include "simulator/simulate.hpp"
 
 using namespace tilescope;
@@ -131,107 +133,52 @@ Result<Launch> make_launch(const boost::json::object& r, const Hardware& hw, con
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string path, gpu = "calibrated/h200";
-    bool exact = false;
-    for (int a = 1; a < argc; ++a) {
-        const std::string s = argv[a];
-        if (s == "--gpu" && a + 1 < argc) {
-            gpu = argv[++a];
-        } else if (s == "--exact") {
-            exact = true;
-        } else if (path.empty() && !s.empty() && s[0] != '-') {
-            path = s;
-        } else {
-            std::fprintf(stderr, "qk_store_replay: unknown argument %s (usage: qk_store_replay PROBE.jsonl [--gpu NAME|PATH] [--exact])\n",
-                         s.c_str());
-            return 2;
-        }
-    }
-    if (path.empty()) {
-        std::fprintf(stderr, "qk_store_replay: no probe file (usage: qk_store_replay PROBE.jsonl [--gpu NAME|PATH] [--exact])\n");
-        return 2;
-    }
-    std::ifstream in(path);
-    if (!in) {
-        std::fprintf(stderr, "qk_store_replay: cannot read %s\n", path.c_str());
-        return 2;
-    }
-    auto hw = load_hardware(gpu);
-    if (!hw) {
-        std::fprintf(stderr, "qk_store_replay: %s\n", hw.error().message.c_str());
-        return 2;
-    }
     Workload w;
     w.kernel = KernelFamily::attention_naive;
     w.dtype = DType::fp16;
-    sim::Options opt;
-    opt.timeline = true;
-    if (exact) opt.phase_budget = 0;
-    std::string line;
-    int rows = 0, lineno = 0;
-    while (std::getline(in, line)) {
-        ++lineno;
-        if (line.empty()) continue;
-        boost::system::error_code ec;
-        const boost::json::value v = boost::json::parse(line, ec);
-        if (ec || !v.is_object()) {
-            std::fprintf(stderr, "qk_store_replay: %s:%d: not a JSON object\n", path.c_str(), lineno);
+    return bench::run_replay(argc, argv, "qk_store_replay", "qk_timeline", true,
+                             [&](const boost::json::object& r, const bench::ReplayContext& ctx) {
+        const Hardware& hw = ctx.hw;
+        const std::string way(r.at("stores").as_string());
+        if (way != "dram" && way != "l2" && way != "none") {
+            std::fprintf(stderr, "qk_store_replay: %s: stores must be dram, l2 or none (got %s)\n", ctx.where.c_str(),
+                         way.c_str());
             return 2;
         }
-        const auto& r = v.as_object();
-        const auto* probe = r.if_contains("probe");
-        if (!probe || !probe->is_string() || probe->as_string() != "qk_timeline") continue;
-        try {
-            const std::string way(r.at("stores").as_string());
-            if (way != "dram" && way != "l2" && way != "none") {
-                std::fprintf(stderr, "qk_store_replay: %s:%d: stores must be dram, l2 or none (got %s)\n", path.c_str(),
-                             lineno, way.c_str());
-                return 2;
-            }
-            auto l = make_launch(r, *hw, way);
-            if (!l) {
-                std::fprintf(stderr, "qk_store_replay: %s:%d: %s\n", path.c_str(), lineno, l.error().message.c_str());
-                return 1;
-            }
-            auto p = sim::simulate(w, {*l}, *hw, opt);
-            if (!p) {
-                std::fprintf(stderr, "qk_store_replay: %s:%d: %s\n", path.c_str(), lineno, p.error().message.c_str());
-                return 1;
-            }
-            const double model_ms = p->total[Metric::gpu_time_duration] * 1e-6;
-            const double measured_ms = boost::json::value_to<double>(r.at("ms_plain"));
-            const auto blocks = boost::json::value_to<std::int64_t>(r.at("blocks"));
-            auto occ = occupancy(*l, *hw);
-            if (!occ) {
-                std::fprintf(stderr, "qk_store_replay: %s:%d: %s\n", path.c_str(), lineno, occ.error().message.c_str());
-                return 1;
-            }
-            const int per_sm = occ->blocks_per_sm;
-            const double per_slot_us = 1e3 * hw->sm_count * per_sm / static_cast<double>(blocks);
-            const auto [block_us, gap_us] = block_and_gap_us(p->launches.front(), hw->calibration.block_overhead_ns);
-            std::printf("{\"model\":\"qk_store_replay\",\"gpu\":\"%s\",\"grid\":\"%s\",\"stores\":\"%s\",\"head_dim\":%lld,"
-                        "\"tile_m\":%lld,\"tile_n\":%lld,\"blocks_per_sm\":%d,\"dram_write_mib_model\":%.3f,\"ms_plain\":%.5f,\"ms_model\":%.5f,"
-                        "\"ratio\":%.4f,\"us_per_block_slot\":%.4f,\"us_per_block_slot_model\":%.4f,"
-                        "\"block_us_median\":%.4f,\"block_us_median_model\":%.4f,\"slot_gap_us_median\":%.4f,"
-                        "\"slot_gap_us_median_model\":%.4f}\n",
-                        gpu.c_str(), std::string(r.at("grid").as_string()).c_str(), way.c_str(),
-                        static_cast<long long>(boost::json::value_to<std::int64_t>(r.at("head_dim"))),
-                        static_cast<long long>(boost::json::value_to<std::int64_t>(r.at("tile_m"))),
-                        static_cast<long long>(boost::json::value_to<std::int64_t>(r.at("tile_n"))), per_sm,
-                        p->total[Metric::dram_bytes_write] / 1048576.0,
-                        measured_ms, model_ms, model_ms / measured_ms, measured_ms * per_slot_us, model_ms * per_slot_us,
-                        boost::json::value_to<double>(r.at("block_us_median")), block_us,
-                        boost::json::value_to<double>(r.at("slot_gap_us_median")), gap_us);
-            std::fflush(stdout);
-            ++rows;
-        } catch (const std::exception& e) {
-            std::fprintf(stderr, "qk_store_replay: %s:%d: missing or bad field (%s)\n", path.c_str(), lineno, e.what());
-            return 2;
+        auto l = make_launch(r, hw, way);
+        if (!l) {
+            std::fprintf(stderr, "qk_store_replay: %s: %s\n", ctx.where.c_str(), l.error().message.c_str());
+            return 1;
         }
-    }
-    if (rows == 0) {
-        std::fprintf(stderr, "qk_store_replay: %s has no qk_timeline lines\n", path.c_str());
-        return 2;
-    }
-    return 0;
+        auto p = sim::simulate(w, {*l}, hw, ctx.options);
+        if (!p) {
+            std::fprintf(stderr, "qk_store_replay: %s: %s\n", ctx.where.c_str(), p.error().message.c_str());
+            return 1;
+        }
+        auto occ = occupancy(*l, hw);
+        if (!occ) {
+            std::fprintf(stderr, "qk_store_replay: %s: %s\n", ctx.where.c_str(), occ.error().message.c_str());
+            return 1;
+        }
+        const double model_ms = p->total[Metric::gpu_time_duration] * 1e-6;
+        const double measured_ms = boost::json::value_to<double>(r.at("ms_plain"));
+        const auto blocks = boost::json::value_to<std::int64_t>(r.at("blocks"));
+        const int per_sm = occ->blocks_per_sm;
+        const double per_slot_us = 1e3 * hw.sm_count * per_sm / static_cast<double>(blocks);
+        const auto [block_us, gap_us] = block_and_gap_us(p->launches.front(), hw.calibration.block_overhead_ns);
+        std::printf("{\"model\":\"qk_store_replay\",\"gpu\":\"%s\",\"grid\":\"%s\",\"stores\":\"%s\",\"head_dim\":%lld,"
+                    "\"tile_m\":%lld,\"tile_n\":%lld,\"blocks_per_sm\":%d,\"dram_write_mib_model\":%.3f,\"ms_plain\":%.5f,"
+                    "\"ms_model\":%.5f,\"ratio\":%.4f,\"us_per_block_slot\":%.4f,\"us_per_block_slot_model\":%.4f,"
+                    "\"block_us_median\":%.4f,\"block_us_median_model\":%.4f,\"slot_gap_us_median\":%.4f,"
+                    "\"slot_gap_us_median_model\":%.4f}\n",
+                    ctx.gpu.c_str(), std::string(r.at("grid").as_string()).c_str(), way.c_str(),
+                    static_cast<long long>(boost::json::value_to<std::int64_t>(r.at("head_dim"))),
+                    static_cast<long long>(boost::json::value_to<std::int64_t>(r.at("tile_m"))),
+                    static_cast<long long>(boost::json::value_to<std::int64_t>(r.at("tile_n"))), per_sm,
+                    p->total[Metric::dram_bytes_write] / 1048576.0, measured_ms, model_ms, model_ms / measured_ms,
+                    measured_ms * per_slot_us, model_ms * per_slot_us,
+                    boost::json::value_to<double>(r.at("block_us_median")), block_us,
+                    boost::json::value_to<double>(r.at("slot_gap_us_median")), gap_us);
+        return 0;
+    });
 }
