@@ -31,7 +31,6 @@
 #include "core/launch.hpp"
 #include "core/lower.hpp"
 #include "core/lower_detail.hpp"
-#include "core/occupancy.hpp"
 #include "core/workload.hpp"
 #include "replay_main.hpp"
 #include "simulator/simulate.hpp"
@@ -95,8 +94,10 @@ Result<Launch> make_launch(const boost::json::object& r, const Hardware& hw, con
     Launch l = make_gemm_launch(qk);
     if (Status st = finish_launch(l, hw, "qk", false); !st) return st.error();
     if (way == "dram") return l;
-    // The scores buffer is the launch's third (A, B, C); its slices sit one after another.
-    const std::uint32_t c_buffer = 2;
+    // The scores buffer (named as qk.c_name); its slices sit one after another.
+    const auto named = std::find_if(l.buffers.begin(), l.buffers.end(), [&](const Buffer& b) { return b.name == qk.c_name; });
+    if (named == l.buffers.end()) return make_error("qk launch has no " + qk.c_name + " buffer");
+    const auto c_buffer = static_cast<std::uint32_t>(named - l.buffers.begin());
     const std::int64_t slice_bytes = kSeq * kSeq * qk.dtype_size;
     auto inner = l.program;
     const bool drop = way == "none";
@@ -155,15 +156,10 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "qk_store_replay: %s: %s\n", ctx.where.c_str(), p.error().message.c_str());
             return 1;
         }
-        auto occ = occupancy(*l, hw);
-        if (!occ) {
-            std::fprintf(stderr, "qk_store_replay: %s: %s\n", ctx.where.c_str(), occ.error().message.c_str());
-            return 1;
-        }
         const double model_ms = p->total[Metric::gpu_time_duration] * 1e-6;
         const double measured_ms = boost::json::value_to<double>(r.at("ms_plain"));
         const auto blocks = boost::json::value_to<std::int64_t>(r.at("blocks"));
-        const int per_sm = occ->blocks_per_sm;
+        const int per_sm = p->launches.front().facts.blocks_per_sm;
         const double per_slot_us = 1e3 * hw.sm_count * per_sm / static_cast<double>(blocks);
         const auto [block_us, gap_us] = block_and_gap_us(p->launches.front(), hw.calibration.block_overhead_ns);
         std::printf("{\"model\":\"qk_store_replay\",\"gpu\":\"%s\",\"grid\":\"%s\",\"stores\":\"%s\",\"head_dim\":%lld,"

@@ -1437,14 +1437,10 @@ void Engine::finish_block(std::uint32_t slot_id) {
         out_.timeline.push_back(span);
     }
     slot.busy = false;
-    if (!sm_resident_.empty()) {
-        // A retired block's slot refilled at once leaves R as it was; an emptied one lowers it.
-        --sm_resident_[static_cast<std::size_t>(slot.sm)];
-        dispatch(slot_id);
-        if (!slot.busy) apply_sm_cap(slot.sm);
-        return;
-    }
+    // Change 84: a retired block's slot refilled at once leaves R as it was; an emptied one lowers it.
+    if (!sm_resident_.empty()) --sm_resident_[static_cast<std::size_t>(slot.sm)];
     dispatch(slot_id);
+    if (!sm_resident_.empty() && !slot.busy) apply_sm_cap(slot.sm);
 }
 
 // Completes the jobs of server `s` that are due now.
