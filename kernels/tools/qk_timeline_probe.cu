@@ -29,6 +29,12 @@
 // within fp16 tolerance; the no-store kernels (plain and recording) must leave the poisoned
 // matrix untouched. ("l2" is timed only: its slices race for one matrix by design.) Any
 // failure: exit 1.
+// Change 87: the same records for the GEMM family's own launches (the kernel as the tool runs the
+// gemm family: B stored K x N, 3 stages, 8 warps, tile_k 32, row raster), "dram" and "none" ways,
+// every tile of three training shapes: the short-K m8192 n2048 k512 and m16384 n1024 k1024, where
+// change 86 found `sm_share_resident` slowing the 64x64 tile, and m2048 n2048 k2048 for contrast.
+// Their JSON lines say "probe":"gemm_timeline" and carry m, n, k instead of head_dim; checked the
+// same way (A B against float64 on 512 sampled entries; the no-store kernels leave C poisoned).
 // Usage: tilescope-qk-timeline-probe [--check] [--out DIR]   (--check: the correctness checks on
 // a small grid of each configuration only, no timing; the CTest test qk_timeline_probe_check,
 // label gpu). Exit 3 without a GPU.
@@ -51,7 +57,14 @@
 namespace {
 
 constexpr const char* kTool = "tilescope-qk-timeline-probe";
-constexpr int kTK = 32, kWM = 2, kWN = 4, kThreads = kWM * kWN * 32, kStages = 2;
+constexpr int kTK = 32, kWM = 2, kWN = 4, kThreads = kWM * kWN * 32;
+
+// One grid's problem. QK^T (kQk): batch slices of S = Q K^T, Q and K N x d (m = n = N, k = d), the
+// scores N x N per slice, 2 stages. GEMM: C = A B, A m x k, B k x n row-major, batch 1, 3 stages.
+struct Shape {
+    bool qk;
+    int m, n, k, batch;
+};
 constexpr int kFields = 6;  // smid, start clock, loop-done clock, end clock, start ns, end ns
 constexpr unsigned kCsvSms = 8;  // --out: the records of SMs 0-7 only (the summary uses every SM)
 
@@ -80,7 +93,7 @@ struct Recorder {
     }
 };
 
-struct Bufs {
+struct Bufs {  // QK^T: q, k, scores s; GEMM: A in q, B in k, C in s
     __half *q = nullptr, *k = nullptr, *s = nullptr, *s2 = nullptr;
     unsigned long long* rec = nullptr;
     std::vector<__half> hq, hk;
@@ -102,12 +115,12 @@ struct RecorderNoStores : Recorder {
     static constexpr bool kStores = false;
 };
 
-template <int TM, int TN, bool kRecord, Stores kMode>
-bool launch(const Bufs& b, __half* s, int n, int d, int batch) {
+template <int TM, int TN, int kStages, bool kBN, bool kRecord, Stores kMode>
+bool launch(const Bufs& b, __half* s, const Shape& g) {
     using Plain = std::conditional_t<kMode == Stores::kNone, NoStores, tilescope::kern::NoHooks>;
     using Rec = std::conditional_t<kMode == Stores::kNone, RecorderNoStores, Recorder>;
     using Hooks = std::conditional_t<kRecord, Rec, Plain>;
-    auto kern = tilescope::kern::gemm_kernel<__half, TM, TN, kTK, kStages, kWM, kWN, true, false, Hooks>;
+    auto kern = tilescope::kern::gemm_kernel<__half, TM, TN, kTK, kStages, kWM, kWN, kBN, false, Hooks>;
     const int smem = kStages * (TM * kTK + kTK * TN) * 2;
     static const bool smem_set =
         cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem) == cudaSuccess;
@@ -115,29 +128,31 @@ bool launch(const Bufs& b, __half* s, int n, int d, int batch) {
         std::fprintf(stderr, "%s: cannot give the %dx%d kernel %d bytes of shared memory\n", kTool, TM, TN, smem);
         return false;
     }
-    const int tiles = ((n + TM - 1) / TM) * ((n + TN - 1) / TN);
-    const int64_t qk_stride = static_cast<int64_t>(n) * d;
-    const int64_t s_stride = kMode == Stores::kL2 ? 0 : static_cast<int64_t>(n) * n;
-    kern<<<dim3(tiles, batch), kThreads, smem>>>(b.q, b.k, s, n, n, d, d, d, n, qk_stride, qk_stride, s_stride, 1.0f, 0);
+    const int tiles = ((g.m + TM - 1) / TM) * ((g.n + TN - 1) / TN);
+    const int64_t sa = static_cast<int64_t>(g.m) * g.k, sb = static_cast<int64_t>(g.n) * g.k;
+    const int64_t sc = kMode == Stores::kL2 ? 0 : static_cast<int64_t>(g.m) * g.n;
+    kern<<<dim3(tiles, g.batch), kThreads, smem>>>(b.q, b.k, s, g.m, g.n, g.k, g.k, kBN ? g.k : g.n, g.n, sa, sb, sc,
+                                                   1.0f, 0);
     return probe_ok(kTool, "gemm_kernel");
 }
 
-template <int TM, int TN, bool kRecord, Stores kMode>
-float timed(const Bufs& b, __half* s, int n, int d, int batch, cudaEvent_t e0, cudaEvent_t e1) {
+template <int TM, int TN, int kStages, bool kBN, bool kRecord, Stores kMode>
+float timed(const Bufs& b, __half* s, const Shape& g, cudaEvent_t e0, cudaEvent_t e1) {
     cudaEventRecord(e0);
-    if (!launch<TM, TN, kRecord, kMode>(b, s, n, d, batch)) return -1.f;
+    if (!launch<TM, TN, kStages, kBN, kRecord, kMode>(b, s, g)) return -1.f;
     return probe_elapsed_ms(kTool, "gemm_kernel", e0, e1);
 }
 
 // The plain and the recording kernel on one grid: bit-equal scores, 512 sampled ones against float64.
-template <int TM, int TN>
-bool check(const Bufs& b, int n, int d, int batch, std::mt19937& rng) {
-    const size_t count = static_cast<size_t>(batch) * n * n;
+template <int TM, int TN, int kStages, bool kBN>
+bool check(const Bufs& b, const Shape& g, std::mt19937& rng) {
+    const int n = g.n, d = g.k;
+    const size_t count = static_cast<size_t>(g.batch) * g.m * g.n;
     cudaMemset(b.s, 0xff, count * 2);  // fp16 0xffff: NaN
     cudaMemset(b.s2, 0xff, count * 2);
-    cudaMemset(b.rec, 0, static_cast<size_t>(kFields) * 8 * batch * ((n + TM - 1) / TM) * ((n + TN - 1) / TN));
-    if (!launch<TM, TN, false, Stores::kDram>(b, b.s, n, d, batch) ||
-        !launch<TM, TN, true, Stores::kDram>(b, b.s2, n, d, batch))
+    cudaMemset(b.rec, 0, static_cast<size_t>(kFields) * 8 * g.batch * ((g.m + TM - 1) / TM) * ((n + TN - 1) / TN));
+    if (!launch<TM, TN, kStages, kBN, false, Stores::kDram>(b, b.s, g) ||
+        !launch<TM, TN, kStages, kBN, true, Stores::kDram>(b, b.s2, g))
         return false;
     std::vector<__half> s1(count), s2(count);
     cudaMemcpy(s1.data(), b.s, count * 2, cudaMemcpyDeviceToHost);
@@ -147,8 +162,8 @@ bool check(const Bufs& b, int n, int d, int batch, std::mt19937& rng) {
     std::vector<__half> quiet(count);
     for (const bool rec : {false, true}) {
         cudaMemset(b.s2, 0xff, count * 2);
-        if (!(rec ? launch<TM, TN, true, Stores::kNone>(b, b.s2, n, d, batch)
-                  : launch<TM, TN, false, Stores::kNone>(b, b.s2, n, d, batch)))
+        if (!(rec ? launch<TM, TN, kStages, kBN, true, Stores::kNone>(b, b.s2, g)
+                  : launch<TM, TN, kStages, kBN, false, Stores::kNone>(b, b.s2, g)))
             return false;
         cudaMemcpy(quiet.data(), b.s2, count * 2, cudaMemcpyDeviceToHost);
         if (!probe_ok(kTool, "copy S")) return false;
@@ -156,25 +171,27 @@ bool check(const Bufs& b, int n, int d, int batch, std::mt19937& rng) {
             uint16_t bits;
             std::memcpy(&bits, &quiet[i], 2);
             if (bits != 0xffff) {
-                std::fprintf(stderr, "%s: %dx%d d=%d: the %s no-store kernel wrote S[%zu]\n", kTool, TM, TN, d,
+                std::fprintf(stderr, "%s: %s %dx%d k=%d: the %s no-store kernel wrote C[%zu]\n", kTool, g.qk ? "QK^T" : "GEMM", TM, TN, d,
                              rec ? "recording" : "plain", i);
                 return false;
             }
         }
     }
     if (std::memcmp(s1.data(), s2.data(), count * 2) != 0) {
-        std::fprintf(stderr, "%s: %dx%d d=%d: the recording kernel's scores differ from the plain kernel's\n", kTool,
-                     TM, TN, d);
+        std::fprintf(stderr, "%s: %s %dx%d k=%d: the recording kernel's output differs from the plain kernel's\n",
+                     kTool, g.qk ? "QK^T" : "GEMM", TM, TN, d);
         return false;
     }
     std::uniform_int_distribution<size_t> pick(0, count - 1);
     for (int i = 0; i < 512; ++i) {
         const size_t at = pick(rng);
-        const size_t bh = at / (static_cast<size_t>(n) * n), row = at / n % n, col = at % n;
+        const size_t bh = at / (static_cast<size_t>(g.m) * n), row = at / n % g.m, col = at % n;
         double ref = 0, mag = 0;
         for (int x = 0; x < d; ++x) {
-            const double p = static_cast<double>(__half2float(b.hq[(bh * n + row) * d + x])) *
-                             static_cast<double>(__half2float(b.hk[(bh * n + col) * d + x]));
+            // QK^T: K row col; GEMM: B (k x n row-major) column col.
+            const size_t bi = kBN ? (bh * n + col) * d + x : (bh * d + x) * n + col;
+            const double p = static_cast<double>(__half2float(b.hq[(bh * g.m + row) * d + x])) *
+                             static_cast<double>(__half2float(b.hk[bi]));
             ref += p;
             mag += std::fabs(p);
         }
@@ -182,8 +199,8 @@ bool check(const Bufs& b, int n, int d, int batch, std::mt19937& rng) {
         // fp16 output: half an ulp of the result (2^-11 relative) plus fp32 accumulation of d terms.
         const double tol = std::fabs(ref) * 1.0 / 1024 + mag * d * 1.2e-7 + 1e-3;
         if (!std::isfinite(got) || std::fabs(got - ref) > tol) {
-            std::fprintf(stderr, "%s: %dx%d d=%d: S[%zu] = %.6g, float64 reference %.6g (tolerance %.3g)\n", kTool,
-                         TM, TN, d, at, got, ref, tol);
+            std::fprintf(stderr, "%s: %s %dx%d k=%d: C[%zu] = %.6g, float64 reference %.6g (tolerance %.3g)\n",
+                         kTool, g.qk ? "QK^T" : "GEMM", TM, TN, d, at, got, ref, tol);
             return false;
         }
     }
@@ -209,7 +226,7 @@ double percentile(std::vector<double> v, double q) {
 }
 
 void summarize(const std::vector<Block>& blocks, int sms, int per_sm, const std::string& name, Stores mode,
-               float ms_plain, float ms_record, int tm, int tn, int d, const char* out_dir) {
+               float ms_plain, float ms_record, int tm, int tn, const Shape& g, const char* out_dir) {
     // SM clock from the run itself: cycles per ns over every block's span.
     double cyc = 0, ns = 0;
     for (const Block& b : blocks) {
@@ -254,12 +271,18 @@ void summarize(const std::vector<Block>& blocks, int sms, int per_sm, const std:
     double res_mean = 0;
     for (double r : resident) res_mean += r;
     res_mean /= static_cast<double>(std::max<size_t>(1, resident.size()));
-    std::printf("{\"probe\":\"qk_timeline\",\"grid\":\"%s\",\"stores\":\"%s\",\"tile_m\":%d,\"tile_n\":%d,\"head_dim\":%d,"
-                "\"blocks\":%zu,\"blocks_per_sm\":%d,\"ms_plain\":%.4f,\"ms_recording\":%.4f,\"sm_ghz\":%.4f,"
+    if (g.qk)
+        std::printf("{\"probe\":\"qk_timeline\",\"grid\":\"%s\",\"stores\":\"%s\",\"tile_m\":%d,\"tile_n\":%d,\"head_dim\":%d,",
+                    name.c_str(), stores_name(mode), tm, tn, g.k);
+    else
+        std::printf("{\"probe\":\"gemm_timeline\",\"grid\":\"%s\",\"stores\":\"%s\",\"tile_m\":%d,\"tile_n\":%d,\"m\":%d,"
+                    "\"n\":%d,\"k\":%d,",
+                    name.c_str(), stores_name(mode), tm, tn, g.m, g.n, g.k);
+    std::printf("\"blocks\":%zu,\"blocks_per_sm\":%d,\"ms_plain\":%.4f,\"ms_recording\":%.4f,\"sm_ghz\":%.4f,"
                 "\"pre_us_median\":%.4f,\"epilogue_us_median\":%.4f,\"block_us_median\":%.4f,"
                 "\"slot_gap_us_p10\":%.4f,\"slot_gap_us_median\":%.4f,\"slot_gap_us_p90\":%.4f,"
                 "\"running_at_start_mean\":%.3f,\"starts_together_share\":%.4f}\n",
-                name.c_str(), stores_name(mode), tm, tn, d, blocks.size(), per_sm, ms_plain, ms_record, ghz, percentile(pre, 0.5) / 1000,
+                blocks.size(), per_sm, ms_plain, ms_record, ghz, percentile(pre, 0.5) / 1000,
                 percentile(epi, 0.5) / 1000, len_med / 1000, percentile(gap, 0.1) / 1000, percentile(gap, 0.5) / 1000,
                 percentile(gap, 0.9) / 1000, res_mean,
                 static_cast<double>(together) / static_cast<double>(std::max<size_t>(1, starts)));
@@ -277,24 +300,24 @@ void summarize(const std::vector<Block>& blocks, int sms, int per_sm, const std:
     }
 }
 
-template <int TM, int TN, Stores kMode>
-bool run_grid(const Bufs& b, int n, int d, int batch, int sms, const char* out_dir, cudaEvent_t e0, cudaEvent_t e1) {
-    const int tiles = ((n + TM - 1) / TM) * ((n + TN - 1) / TN);
-    const size_t nblocks = static_cast<size_t>(tiles) * batch;
+template <int TM, int TN, int kStages, bool kBN, Stores kMode>
+bool run_grid(const Bufs& b, const Shape& g, int sms, const char* out_dir, cudaEvent_t e0, cudaEvent_t e1) {
+    const int tiles = ((g.m + TM - 1) / TM) * ((g.n + TN - 1) / TN);
+    const size_t nblocks = static_cast<size_t>(tiles) * g.batch;
     int per_sm = 0;
     cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, tilescope::kern::gemm_kernel<__half, TM, TN, kTK, kStages, kWM, kWN, true, false>, kThreads,
+        &per_sm, tilescope::kern::gemm_kernel<__half, TM, TN, kTK, kStages, kWM, kWN, kBN, false>, kThreads,
         kStages * (TM * kTK + kTK * TN) * 2);
-    if (timed<TM, TN, false, kMode>(b, b.s, n, d, batch, e0, e1) < 0) return false;  // warm-up
+    if (timed<TM, TN, kStages, kBN, false, kMode>(b, b.s, g, e0, e1) < 0) return false;  // warm-up
     std::vector<float> ms;
     for (int r = 0; r < 5; ++r) {
-        const float t = timed<TM, TN, false, kMode>(b, b.s, n, d, batch, e0, e1);
+        const float t = timed<TM, TN, kStages, kBN, false, kMode>(b, b.s, g, e0, e1);
         if (t < 0) return false;
         ms.push_back(t);
     }
     std::sort(ms.begin(), ms.end());
     cudaMemset(b.rec, 0, nblocks * kFields * 8);
-    const float rec_ms = timed<TM, TN, true, kMode>(b, b.s2, n, d, batch, e0, e1);
+    const float rec_ms = timed<TM, TN, kStages, kBN, true, kMode>(b, b.s2, g, e0, e1);
     if (rec_ms < 0) return false;
     std::vector<unsigned long long> raw(nblocks * kFields);
     cudaMemcpy(raw.data(), b.rec, raw.size() * 8, cudaMemcpyDeviceToHost);
@@ -308,27 +331,48 @@ bool run_grid(const Bufs& b, int n, int d, int batch, int sms, const char* out_d
             return false;
         }
     }
-    const std::string name = "qk_n" + std::to_string(n) + "_d" + std::to_string(d) + "_bh" + std::to_string(batch) +
-                             "_" + std::to_string(TM) + "x" + std::to_string(TN) +
-                             (kMode == Stores::kDram ? "" : std::string("_stores-") + stores_name(kMode));
-    summarize(blocks, sms, per_sm, name, kMode, ms[2], rec_ms, TM, TN, d, out_dir);
+    const std::string tile = std::to_string(TM) + "x" + std::to_string(TN);
+    const std::string way = kMode == Stores::kDram ? "" : std::string("_stores-") + stores_name(kMode);
+    const std::string name = g.qk ? "qk_n" + std::to_string(g.n) + "_d" + std::to_string(g.k) + "_bh" +
+                                        std::to_string(g.batch) + "_" + tile + way
+                                  : "gemm_m" + std::to_string(g.m) + "_n" + std::to_string(g.n) + "_k" +
+                                        std::to_string(g.k) + "_" + tile + way;
+    summarize(blocks, sms, per_sm, name, kMode, ms[2], rec_ms, TM, TN, g, out_dir);
     return true;
 }
 
+// QK^T at one tile: N = 2048, d = 64 and 128, three ways.
 template <int TM, int TN>
 bool config(const Bufs& b, bool check_only, int sms, const char* out_dir, std::mt19937& rng, cudaEvent_t e0,
             cudaEvent_t e1) {
     for (const int d : {64, 128}) {
         if (check_only) {
             // A ragged, small problem: N not a multiple of the tile, two (batch, head) slices.
-            if (!check<TM, TN>(b, 200, d, 2, rng)) return false;
+            if (!check<TM, TN, 2, true>(b, Shape{true, 200, 200, d, 2}, rng)) return false;
             continue;
         }
         const int batch = d == 64 ? 256 : 128;  // b8 h32 and b8 h16, N = 2048: the training sweeps
-        if (!check<TM, TN>(b, 256, d, 2, rng)) return false;
-        if (!run_grid<TM, TN, Stores::kDram>(b, 2048, d, batch, sms, out_dir, e0, e1) ||
-            !run_grid<TM, TN, Stores::kL2>(b, 2048, d, batch, sms, out_dir, e0, e1) ||
-            !run_grid<TM, TN, Stores::kNone>(b, 2048, d, batch, sms, out_dir, e0, e1))
+        if (!check<TM, TN, 2, true>(b, Shape{true, 256, 256, d, 2}, rng)) return false;
+        const Shape g{true, 2048, 2048, d, batch};
+        if (!run_grid<TM, TN, 2, true, Stores::kDram>(b, g, sms, out_dir, e0, e1) ||
+            !run_grid<TM, TN, 2, true, Stores::kL2>(b, g, sms, out_dir, e0, e1) ||
+            !run_grid<TM, TN, 2, true, Stores::kNone>(b, g, sms, out_dir, e0, e1))
+            return false;
+    }
+    return true;
+}
+
+// The GEMM family's kernel at one tile (3 stages, B k x n): three training shapes, two ways.
+template <int TM, int TN>
+bool gemm_config(const Bufs& b, bool check_only, int sms, const char* out_dir, std::mt19937& rng, cudaEvent_t e0,
+                 cudaEvent_t e1) {
+    // Ragged and small: M, N not multiples of the tile, K not of tile_k (K and N multiples of 8).
+    if (!check<TM, TN, 3, false>(b, Shape{false, 200, 136, 104, 1}, rng)) return false;
+    if (check_only) return true;
+    for (const Shape g : {Shape{false, 8192, 2048, 512, 1}, Shape{false, 16384, 1024, 1024, 1},
+                          Shape{false, 2048, 2048, 2048, 1}}) {
+        if (!run_grid<TM, TN, 3, false, Stores::kDram>(b, g, sms, out_dir, e0, e1) ||
+            !run_grid<TM, TN, 3, false, Stores::kNone>(b, g, sms, out_dir, e0, e1))
             return false;
     }
     return true;
@@ -370,7 +414,11 @@ int main(int argc, char** argv) {
     const bool ok = config<64, 64>(b, check_only, sms, out_dir, rng, e0, e1) &&
                     config<64, 128>(b, check_only, sms, out_dir, rng, e0, e1) &&
                     config<128, 64>(b, check_only, sms, out_dir, rng, e0, e1) &&
-                    config<128, 128>(b, check_only, sms, out_dir, rng, e0, e1);
+                    config<128, 128>(b, check_only, sms, out_dir, rng, e0, e1) &&
+                    gemm_config<64, 64>(b, check_only, sms, out_dir, rng, e0, e1) &&
+                    gemm_config<64, 128>(b, check_only, sms, out_dir, rng, e0, e1) &&
+                    gemm_config<128, 64>(b, check_only, sms, out_dir, rng, e0, e1) &&
+                    gemm_config<128, 128>(b, check_only, sms, out_dir, rng, e0, e1);
     if (check_only && ok) std::printf("{\"probe\":\"check\",\"result\":\"pass\"}\n");
     return ok ? 0 : 1;
 }
