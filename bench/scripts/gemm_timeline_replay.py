@@ -17,7 +17,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 
 from probe_records import records
 
@@ -40,16 +39,15 @@ def profile_overhead_ns(profile):
         sys.exit(2)
 
 
-def model(tilescope, grid, profile, overhead_ns, out):
+def model(tilescope, grid, profile, overhead_ns):
     cmd = [tilescope, "trace", "--kernel", "gemm", "--m", str(grid["m"]), "--n", str(grid["n"]), "--k",
            str(grid["k"]), "--tile-m", str(grid["tile_m"]), "--tile-n", str(grid["tile_n"]), "--tile-k", "32",
-           "--stages", "3", "--warps", "8", "--raster", "row", "--gpu", profile, "--out", out]
+           "--stages", "3", "--warps", "8", "--raster", "row", "--gpu", profile, "--out", "-"]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         print(f"{SCRIPT}: {' '.join(cmd)}: {r.stderr.strip()}", file=sys.stderr)
         sys.exit(1)
-    with open(out) as f:
-        ev = json.load(f)["traceEvents"]
+    ev = json.loads(r.stdout)["traceEvents"]
     launch = [e["dur"] for e in ev if e.get("ph") == "X" and e.get("cat") == "launch"]
     blocks = sorted(e["dur"] for e in ev if e.get("ph") == "X" and e.get("cat") == "gemm")
     h = len(blocks) // 2
@@ -79,19 +77,17 @@ def main():
     fits = {}
     print("| shape | tile | blocks/SM | measured ms / block us | " + " | ".join(profiles) + " |")
     print("|---|---|---|---|" + "---|" * len(profiles))
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "trace.json")
-        for g in sorted(grids, key=lambda g: (g["tile_m"] * g["tile_n"], g["tile_m"], g["k"])):
-            tile = (g["tile_m"], g["tile_n"])
-            steps = g["k"] / 32.0
-            fits.setdefault(tile, [[] for _ in range(len(profiles) + 1)])[0].append((steps, g["block_us_median"]))
-            cells = []
-            for i, (p, o) in enumerate(zip(profiles, overheads)):
-                ms, us = model(tilescope, g, p, o, out)
-                fits[tile][i + 1].append((steps, us))
-                cells.append(f"{ms:.4f} / {us:.2f}")
-            print(f"| m{g['m']} n{g['n']} k{g['k']} | {g['tile_m']}x{g['tile_n']} | {g['blocks_per_sm']} | "
-                  f"{g['ms_plain']:.4f} / {g['block_us_median']:.2f} | " + " | ".join(cells) + " |")
+    for g in sorted(grids, key=lambda g: (g["tile_m"] * g["tile_n"], g["tile_m"], g["k"])):
+        tile = (g["tile_m"], g["tile_n"])
+        steps = g["k"] / 32.0
+        fits.setdefault(tile, [[] for _ in range(len(profiles) + 1)])[0].append((steps, g["block_us_median"]))
+        cells = []
+        for i, (p, o) in enumerate(zip(profiles, overheads)):
+            ms, us = model(tilescope, g, p, o)
+            fits[tile][i + 1].append((steps, us))
+            cells.append(f"{ms:.4f} / {us:.2f}")
+        print(f"| m{g['m']} n{g['n']} k{g['k']} | {g['tile_m']}x{g['tile_n']} | {g['blocks_per_sm']} | "
+              f"{g['ms_plain']:.4f} / {g['block_us_median']:.2f} | " + " | ".join(cells) + " |")
     print()
     print("| tile | measured: fixed us + us per K step | " + " | ".join(profiles) + " |")
     print("|---|---|" + "---|" * len(profiles))

@@ -59,12 +59,13 @@ namespace {
 constexpr const char* kTool = "tilescope-qk-timeline-probe";
 constexpr int kTK = 32, kWM = 2, kWN = 4, kThreads = kWM * kWN * 32;
 
-// One grid's problem. QK^T (kQk): batch slices of S = Q K^T, Q and K N x d (m = n = N, k = d), the
-// scores N x N per slice, 2 stages. GEMM: C = A B, A m x k, B k x n row-major, batch 1, 3 stages.
+// One grid's problem. QK^T (the kernel's kBN true): batch slices of S = Q K^T, Q and K N x d
+// (m = n = N, k = d), the scores N x N per slice, 2 stages. GEMM (kBN false): C = A B, A m x k,
+// B k x n row-major, batch 1, 3 stages.
 struct Shape {
-    bool qk;
     int m, n, k, batch;
 };
+constexpr const char* kind_name(bool bn) { return bn ? "QK^T" : "GEMM"; }
 constexpr int kFields = 6;  // smid, start clock, loop-done clock, end clock, start ns, end ns
 constexpr unsigned kCsvSms = 8;  // --out: the records of SMs 0-7 only (the summary uses every SM)
 
@@ -171,15 +172,15 @@ bool check(const Bufs& b, const Shape& g, std::mt19937& rng) {
             uint16_t bits;
             std::memcpy(&bits, &quiet[i], 2);
             if (bits != 0xffff) {
-                std::fprintf(stderr, "%s: %s %dx%d k=%d: the %s no-store kernel wrote C[%zu]\n", kTool, g.qk ? "QK^T" : "GEMM", TM, TN, d,
-                             rec ? "recording" : "plain", i);
+                std::fprintf(stderr, "%s: %s %dx%d k=%d: the %s no-store kernel wrote C[%zu]\n", kTool,
+                             kind_name(kBN), TM, TN, d, rec ? "recording" : "plain", i);
                 return false;
             }
         }
     }
     if (std::memcmp(s1.data(), s2.data(), count * 2) != 0) {
         std::fprintf(stderr, "%s: %s %dx%d k=%d: the recording kernel's output differs from the plain kernel's\n",
-                     kTool, g.qk ? "QK^T" : "GEMM", TM, TN, d);
+                     kTool, kind_name(kBN), TM, TN, d);
         return false;
     }
     std::uniform_int_distribution<size_t> pick(0, count - 1);
@@ -200,7 +201,7 @@ bool check(const Bufs& b, const Shape& g, std::mt19937& rng) {
         const double tol = std::fabs(ref) * 1.0 / 1024 + mag * d * 1.2e-7 + 1e-3;
         if (!std::isfinite(got) || std::fabs(got - ref) > tol) {
             std::fprintf(stderr, "%s: %s %dx%d k=%d: C[%zu] = %.6g, float64 reference %.6g (tolerance %.3g)\n",
-                         kTool, g.qk ? "QK^T" : "GEMM", TM, TN, d, at, got, ref, tol);
+                         kTool, kind_name(kBN), TM, TN, d, at, got, ref, tol);
             return false;
         }
     }
@@ -226,7 +227,7 @@ double percentile(std::vector<double> v, double q) {
 }
 
 void summarize(const std::vector<Block>& blocks, int sms, int per_sm, const std::string& name, Stores mode,
-               float ms_plain, float ms_record, int tm, int tn, const Shape& g, const char* out_dir) {
+               float ms_plain, float ms_record, int tm, int tn, bool qk, const Shape& g, const char* out_dir) {
     // SM clock from the run itself: cycles per ns over every block's span.
     double cyc = 0, ns = 0;
     for (const Block& b : blocks) {
@@ -271,7 +272,7 @@ void summarize(const std::vector<Block>& blocks, int sms, int per_sm, const std:
     double res_mean = 0;
     for (double r : resident) res_mean += r;
     res_mean /= static_cast<double>(std::max<size_t>(1, resident.size()));
-    if (g.qk)
+    if (qk)
         std::printf("{\"probe\":\"qk_timeline\",\"grid\":\"%s\",\"stores\":\"%s\",\"tile_m\":%d,\"tile_n\":%d,\"head_dim\":%d,",
                     name.c_str(), stores_name(mode), tm, tn, g.k);
     else
@@ -333,11 +334,11 @@ bool run_grid(const Bufs& b, const Shape& g, int sms, const char* out_dir, cudaE
     }
     const std::string tile = std::to_string(TM) + "x" + std::to_string(TN);
     const std::string way = kMode == Stores::kDram ? "" : std::string("_stores-") + stores_name(kMode);
-    const std::string name = g.qk ? "qk_n" + std::to_string(g.n) + "_d" + std::to_string(g.k) + "_bh" +
+    const std::string name = kBN ? "qk_n" + std::to_string(g.n) + "_d" + std::to_string(g.k) + "_bh" +
                                         std::to_string(g.batch) + "_" + tile + way
                                   : "gemm_m" + std::to_string(g.m) + "_n" + std::to_string(g.n) + "_k" +
                                         std::to_string(g.k) + "_" + tile + way;
-    summarize(blocks, sms, per_sm, name, kMode, ms[2], rec_ms, TM, TN, g, out_dir);
+    summarize(blocks, sms, per_sm, name, kMode, ms[2], rec_ms, TM, TN, kBN, g, out_dir);
     return true;
 }
 
@@ -348,12 +349,12 @@ bool config(const Bufs& b, bool check_only, int sms, const char* out_dir, std::m
     for (const int d : {64, 128}) {
         if (check_only) {
             // A ragged, small problem: N not a multiple of the tile, two (batch, head) slices.
-            if (!check<TM, TN, 2, true>(b, Shape{true, 200, 200, d, 2}, rng)) return false;
+            if (!check<TM, TN, 2, true>(b, Shape{200, 200, d, 2}, rng)) return false;
             continue;
         }
         const int batch = d == 64 ? 256 : 128;  // b8 h32 and b8 h16, N = 2048: the training sweeps
-        if (!check<TM, TN, 2, true>(b, Shape{true, 256, 256, d, 2}, rng)) return false;
-        const Shape g{true, 2048, 2048, d, batch};
+        if (!check<TM, TN, 2, true>(b, Shape{256, 256, d, 2}, rng)) return false;
+        const Shape g{2048, 2048, d, batch};
         if (!run_grid<TM, TN, 2, true, Stores::kDram>(b, g, sms, out_dir, e0, e1) ||
             !run_grid<TM, TN, 2, true, Stores::kL2>(b, g, sms, out_dir, e0, e1) ||
             !run_grid<TM, TN, 2, true, Stores::kNone>(b, g, sms, out_dir, e0, e1))
@@ -367,10 +368,10 @@ template <int TM, int TN>
 bool gemm_config(const Bufs& b, bool check_only, int sms, const char* out_dir, std::mt19937& rng, cudaEvent_t e0,
                  cudaEvent_t e1) {
     // Ragged and small: M, N not multiples of the tile, K not of tile_k (K and N multiples of 8).
-    if (!check<TM, TN, 3, false>(b, Shape{false, 200, 136, 104, 1}, rng)) return false;
+    if (!check<TM, TN, 3, false>(b, Shape{200, 136, 104, 1}, rng)) return false;
     if (check_only) return true;
-    for (const Shape g : {Shape{false, 8192, 2048, 512, 1}, Shape{false, 16384, 1024, 1024, 1},
-                          Shape{false, 2048, 2048, 2048, 1}}) {
+    for (const Shape g : {Shape{8192, 2048, 512, 1}, Shape{16384, 1024, 1024, 1},
+                          Shape{2048, 2048, 2048, 1}}) {
         if (!run_grid<TM, TN, 3, false, Stores::kDram>(b, g, sms, out_dir, e0, e1) ||
             !run_grid<TM, TN, 3, false, Stores::kNone>(b, g, sms, out_dir, e0, e1))
             return false;
