@@ -111,7 +111,7 @@ const std::vector<CalSpec>& calibration_specs() {
         {"warp_load_issue_serial", &Calibration::warp_load_issue_serial, CalRule::flag, true},
         {"warp_store_issue_ns_per_byte", &Calibration::warp_store_issue_ns_per_byte, CalRule::non_negative, true},
         {"warp_fill_wait_ns_per_byte", &Calibration::warp_fill_wait_ns_per_byte, CalRule::non_negative, true},
-        {"warp_wait_shared", &Calibration::warp_wait_shared, CalRule::flag, true},
+        {"warp_wait_shared", &Calibration::warp_wait_shared, CalRule::flag012, true},
         {"warp_smsp_pacing", &Calibration::warp_smsp_pacing, CalRule::flag, true},
         {"warp_chain_ns", &Calibration::warp_chain_ns, CalRule::non_negative, true},
         {"warp_chain_ns_per_instruction", &Calibration::warp_chain_ns_per_instruction, CalRule::non_negative, true},
@@ -379,7 +379,7 @@ public:
                             num(c.warp_queue_model) + "; their issue term already queues the loads)");
         if (c.warp_wait_shared != 0.0 && (c.warp_issue_model != 0.0 || c.warp_queue_model != 0.0))
             return fail("$.calibration.warp_wait_shared",
-                        "1 needs warp_issue_model 0 and warp_queue_model 0 (got " + num(c.warp_issue_model) + " and " +
+                        num(c.warp_wait_shared) + " needs warp_issue_model 0 and warp_queue_model 0 (got " + num(c.warp_issue_model) + " and " +
                             num(c.warp_queue_model) + "; it is a law of the power-law form's wait)");
         if (c.warp_smsp_pacing != 0.0 && (c.warp_issue_model != 0.0 || c.warp_queue_model != 0.0))
             return fail("$.calibration.warp_smsp_pacing",

@@ -119,6 +119,11 @@ struct Calibration {
     // the work and blocks that drift out of step fill each other's waits. The residency series (change 17) measured wait + B x work for blocks that
     // start together; in the simulator's multi-wave launches the blocks drift apart and hid up to
     // a quarter of each iteration, which the H100's per-wave times do not show (change 48).
+    // 2 (docs/validation change 88): shared as with 1, except in launches whose loop waits for its
+    // oldest loads before it issues the next (Launch::loads_after_wait: the GEMM kernel, so the
+    // GEMM family and naive attention's QK^T and P V), which keep the law of change 17: the GEMM
+    // timeline probe (change 87, lent H200) timed three 64x64 GEMM blocks on an SM at 0.729 us per
+    // K step each, the wait hidden under the other blocks' work, where the shared wait gives 0.862.
     // Power-law form only. 0 = off: profiles without the field predict exactly as before.
     double warp_wait_shared = 0.0;
     // Simulator: a phase's warp-instructions (the softmax lowering's issue steps) are work on its SM

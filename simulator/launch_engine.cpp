@@ -461,6 +461,9 @@ private:
     double store_issue_ns_per_byte_ = 0;
     // Launch::loads_after_wait with stages >= 2 and Rates::pipeline_wait_then_issue (change 36).
     bool wait_then_issue_ = false;
+    // Rates::warp_wait_shared applies to this launch (1: every launch; 2: not a wait-then-issue
+    // one, change 88). Set by run().
+    bool wait_shared_ = false;
     // The stages the loop's order uses: the launch's, or 1 where Rates::pipeline_serial applies
     // (change 63: a block's loads wait for its compute). Set by run().
     int stages_ = 1;
@@ -805,7 +808,7 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
         // wait / B of work on the SM server, where the B resident blocks share it, so B blocks take
         // wait + B x work per iteration in step or out of step (a block alone on an SM: wait +
         // work when B is 1).
-        if (r.warp_wait_shared && warp_.on && !warp_.issue_form && !warp_.queue_form && ph.comp_latency_ns > 0) {
+        if (wait_shared_ && warp_.on && !warp_.issue_form && !warp_.queue_form && ph.comp_latency_ns > 0) {
             add_sm_work(ph, ph.comp_latency_ns / warp_.blocks);
             ph.comp_latency_ns = 0;
         }
@@ -1515,6 +1518,7 @@ Result<LaunchResult> Engine::run(double start_ns) {
     sector_factor_ = launch_.store_sector_factor(st_.hw->l2_sector_bytes);
     store_issue_ns_per_byte_ = launch_.fragment_stores() ? r.fragment_store_issue_ns_per_byte : 0.0;
     wait_then_issue_ = r.pipeline_wait_then_issue && launch_.loads_after_wait && stages_ >= 2;
+    wait_shared_ = r.warp_wait_shared == 1 || (r.warp_wait_shared == 2 && !launch_.loads_after_wait);
     // A lane's requests return one after another (load_latency_ns_per_byte); in a pipelined loop
     // with pipelined_load_burst_issue (change 53; 2: only loops that issue before they wait,
     // change 54) they leave one cp.async at a time and the warp's load-issue cost paces them.

@@ -36,7 +36,7 @@ struct Rates {
     bool warp_load_issue_serial = false;      // Calibration::warp_load_issue_serial: k x load issue
     double warp_fill_wait_ns_per_byte = 0;    // Calibration::warp_fill_wait_ns_per_byte (change 45)
     double warp_store_issue_ns_per_byte = 0;  // Calibration::warp_store_issue_ns_per_byte (change 76)
-    bool warp_wait_shared = false;            // Calibration::warp_wait_shared: the wait is shared SM work (change 48)
+    int warp_wait_shared = 0;                 // Calibration::warp_wait_shared: the wait is shared SM work (change 48; 2: not in wait-then-issue launches, change 88)
     bool warp_smsp_pacing = false;            // Calibration::warp_smsp_pacing: a block's own k_s (change 52)
     double warp_chain_ns = 0;                 // Calibration::warp_chain_ns (change 56)
     double warp_chain_ns_per_instruction = 0; // Calibration::warp_chain_ns_per_instruction (change 56)

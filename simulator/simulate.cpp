@@ -187,7 +187,7 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
     }
     if (c.warp_wait_shared != 0.0 && (c.warp_issue_model != 0.0 || c.warp_queue_model != 0.0)) {
         return make_error("profile " + hw.name +
-                          ": calibration.warp_wait_shared 1 needs warp_issue_model 0 and warp_queue_model 0 (got " +
+                          ": calibration.warp_wait_shared " + std::to_string(static_cast<int>(c.warp_wait_shared)) + " needs warp_issue_model 0 and warp_queue_model 0 (got " +
                           std::to_string(c.warp_issue_model) + " and " + std::to_string(c.warp_queue_model) + ")");
     }
     if (c.l2_clean_victims != 0.0 && c.l2_ways == 0.0) {
@@ -223,7 +223,7 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
     r.warp_load_issue_serial = c.warp_load_issue_serial != 0.0;
     r.warp_fill_wait_ns_per_byte = c.warp_fill_wait_ns_per_byte;
     r.warp_store_issue_ns_per_byte = c.warp_store_issue_ns_per_byte;
-    r.warp_wait_shared = c.warp_wait_shared != 0.0;
+    r.warp_wait_shared = static_cast<int>(c.warp_wait_shared);
     r.warp_smsp_pacing = c.warp_smsp_pacing != 0.0;
     r.warp_chain_ns = c.warp_chain_ns;
     r.warp_chain_ns_per_instruction = c.warp_chain_ns_per_instruction;

@@ -742,7 +742,66 @@ TEST_CASE("warp model, shared wait: blocks out of step no longer hide each other
     CHECK(hidden < paid - 0.25 * wait);
 }
 
-TEST_CASE("warp model, shared wait: the flag is optional, 0 or 1, power-law form only, and fingerprinted",
+// warp_wait_shared 2 (docs/validation change 88): shared as with 1, except in a launch whose loop
+// waits for its oldest loads before it issues (Launch::loads_after_wait, the GEMM kernel), which
+// keeps the wait before the work (as with 0): the GEMM timeline probe timed three 64x64 blocks on
+// an SM hiding each other's waits (change 87).
+TEST_CASE("warp model, shared wait 2: shared in issue-first launches, a wait in wait-then-issue ones",
+          "[sim][warp_model][wait_shared]") {
+    Hardware hw = quiet_gpu();
+    hw.calibration.tensor_flops_per_cycle_per_warp = 1e6;
+    hw.calibration.warp_overlap_exponent = 0.9;
+    hw.calibration.warp_iteration_ns = 2000;
+    const std::int64_t iterations = 16;
+    // The out-of-step pair of the test above: the second block of each SM starts half an
+    // iteration late, so how the wait is paid shows in the launch's length.
+    Launch l = test::tensor_launch(264, 256, 8e6, iterations);
+    auto base = l.program;
+    l.program = [base](std::int64_t block, std::vector<Step>& out) {
+        base(block, out);
+        if (block < 132) return;
+        for (Step& s : out) s.iteration += 1;
+        Step c;
+        c.kind = StepKind::compute;
+        c.unit = Unit::fp32;
+        c.iteration = 0;
+        c.amount = 3e5;
+        out.insert(out.begin(), c);
+    };
+    l.counts.flops_fp32 = 132 * 3e5;
+    for (bool after_wait : {false, true}) {
+        Launch v = l;
+        v.loads_after_wait = after_wait;
+        Hardware off = hw, one = hw, two = hw;
+        one.calibration.warp_wait_shared = 1;
+        two.calibration.warp_wait_shared = 2;
+        const double t0 = duration(v, off), t1 = duration(v, one), t2 = duration(v, two);
+        INFO("loads_after_wait " << after_wait << ": off " << t0 << ", 1 " << t1 << ", 2 " << t2);
+        REQUIRE(t1 > t0 + 0.25 * 2000);  // the two forms differ on this launch
+        CHECK(t2 == Approx(after_wait ? t0 : t1).epsilon(1e-12));
+    }
+}
+
+TEST_CASE("warp model, shared wait: 2 round-trips and is fingerprinted apart from 1; 3 is refused",
+          "[sim][warp_model][wait_shared][profile]") {
+    Hardware hw = test::test_gpu();
+    hw.calibration.calibrated = true;
+    hw.calibration.warp_iteration_ns = 250;
+    hw.calibration.warp_wait_shared = 1;
+    const std::string one = profile_fingerprint(hw);
+    hw.calibration.warp_wait_shared = 2;
+    CHECK(profile_fingerprint(hw) != one);
+    auto back = parse_hardware(hardware_to_json(hw), "test");
+    INFO((back ? std::string() : back.error().message));
+    REQUIRE(back.ok());
+    CHECK(back->calibration.warp_wait_shared == 2);
+    auto three = parse_hardware(test::with_field(hardware_to_json(hw), "warp_wait_shared", "3"), "test");
+    REQUIRE_FALSE(three.ok());
+    CHECK(three.error().message.find("warp_wait_shared") != std::string::npos);
+    CHECK(three.error().message.find("0, 1 or 2") != std::string::npos);
+}
+
+TEST_CASE("warp model, shared wait: the flag is optional, power-law form only, and fingerprinted",
           "[sim][warp_model][wait_shared][profile]") {
     check_power_law_flag(&Calibration::warp_wait_shared, "warp_wait_shared");
 }
