@@ -705,15 +705,12 @@ TEST_CASE("warp model, shared wait: blocks in step take wait + B x work per iter
     }
 }
 
-TEST_CASE("warp model, shared wait: blocks out of step no longer hide each other's waits",
-          "[sim][warp_model][wait_shared]") {
-    // Two blocks per SM; the second of each pair first runs a scalar phase (no wait) as long as
-    // half an iteration, so the pair's mma iterations are out of step for the whole launch.
-    Hardware hw = quiet_gpu();
-    hw.calibration.tensor_flops_per_cycle_per_warp = 1e6;
-    hw.calibration.warp_overlap_exponent = 0.9;
-    const std::int64_t iterations = 16;
-    const double wait = 2000;
+namespace {
+
+// Two blocks per SM of `iterations` mma iterations each; the second of each pair first runs a
+// scalar phase (no wait) as long as half an iteration, so the pair's mma iterations are out of
+// step for the whole launch.
+Launch out_of_step_pair(std::int64_t iterations) {
     Launch l = test::tensor_launch(264, 256, 8e6, iterations);
     auto base = l.program;
     l.program = [base](std::int64_t block, std::vector<Step>& out) {
@@ -728,6 +725,19 @@ TEST_CASE("warp model, shared wait: blocks out of step no longer hide each other
         out.insert(out.begin(), c);
     };
     l.counts.flops_fp32 = 132 * 3e5;
+    return l;
+}
+
+}  // namespace
+
+TEST_CASE("warp model, shared wait: blocks out of step no longer hide each other's waits",
+          "[sim][warp_model][wait_shared]") {
+    Hardware hw = quiet_gpu();
+    hw.calibration.tensor_flops_per_cycle_per_warp = 1e6;
+    hw.calibration.warp_overlap_exponent = 0.9;
+    const std::int64_t iterations = 16;
+    const double wait = 2000;
+    Launch l = out_of_step_pair(iterations);
     const double no_wait = duration(l, hw);
     Hardware before = hw, shared = hw;
     before.calibration.warp_iteration_ns = wait;
@@ -753,22 +763,8 @@ TEST_CASE("warp model, shared wait 2: shared in issue-first launches, a wait in 
     hw.calibration.warp_overlap_exponent = 0.9;
     hw.calibration.warp_iteration_ns = 2000;
     const std::int64_t iterations = 16;
-    // The out-of-step pair of the test above: the second block of each SM starts half an
-    // iteration late, so how the wait is paid shows in the launch's length.
-    Launch l = test::tensor_launch(264, 256, 8e6, iterations);
-    auto base = l.program;
-    l.program = [base](std::int64_t block, std::vector<Step>& out) {
-        base(block, out);
-        if (block < 132) return;
-        for (Step& s : out) s.iteration += 1;
-        Step c;
-        c.kind = StepKind::compute;
-        c.unit = Unit::fp32;
-        c.iteration = 0;
-        c.amount = 3e5;
-        out.insert(out.begin(), c);
-    };
-    l.counts.flops_fp32 = 132 * 3e5;
+    // The out-of-step pair: how the wait is paid shows in the launch's length.
+    Launch l = out_of_step_pair(iterations);
     for (bool after_wait : {false, true}) {
         Launch v = l;
         v.loads_after_wait = after_wait;
