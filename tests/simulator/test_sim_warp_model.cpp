@@ -778,7 +778,7 @@ TEST_CASE("warp model, shared wait 2: shared in issue-first launches, a wait in 
     }
 }
 
-TEST_CASE("warp model, shared wait: 2 round-trips and is fingerprinted apart from 1; 3 is refused",
+TEST_CASE("warp model, shared wait: 2 round-trips and is fingerprinted apart from 1, and 3 is refused",
           "[sim][warp_model][wait_shared][profile]") {
     Hardware hw = test::test_gpu();
     hw.calibration.calibrated = true;
