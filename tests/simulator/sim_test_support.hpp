@@ -308,4 +308,25 @@ inline void check_optional_field(const char* name, double Calibration::*field, d
     }
 }
 
+// A 0/1/2 calibration field (the pipeline laws of changes 63 and 64, warp_wait_shared): absent
+// when 0, round-trips 1 and 2, enters the fingerprint, and anything else is refused by name.
+inline void check_flag012_field(const char* name, double Calibration::*field) {
+    INFO(name);
+    check_optional_field(name, field, 1.0, {"3", "0.5", "-1"});
+    Hardware hw = test_gpu();
+    hw.calibration.calibrated = true;
+    hw.calibration.*field = 1.0;
+    const std::string text = hardware_to_json(hw);
+    auto two = parse_hardware(with_field(text, name, "2"), "test");
+    REQUIRE(two.ok());
+    CHECK(two->calibration.*field == 2.0);
+    CHECK(profile_fingerprint(*two) != profile_fingerprint(hw));
+    for (const char* bad : {"3", "0.5", "-1"}) {
+        auto r = parse_hardware(with_field(text, name, bad), "test");
+        INFO(bad);
+        REQUIRE_FALSE(r.ok());
+        CHECK(r.error().message.find("0, 1 or 2") != std::string::npos);
+    }
+}
+
 }  // namespace tilescope::test

@@ -541,33 +541,12 @@ TEST_CASE("hbm_narrow_segment_ns must be a number >= 0", "[sim][hbm][change62]")
     CHECK(p.error().message.find("hbm_narrow_segment_ns") != std::string::npos);
 }
 
-// A 0/1/2 calibration field (the pipeline laws of changes 63 and 64): absent when 0, round-trips
-// 1 and 2, enters the fingerprint, and anything else is refused by name.
-void check_flag012_field(const char* name, double Calibration::*field) {
-    INFO(name);
-    test::check_optional_field(name, field, 1.0, {"3", "0.5", "-1"});
-    Hardware hw = test::test_gpu();
-    hw.calibration.calibrated = true;
-    hw.calibration.*field = 1.0;
-    const std::string text = hardware_to_json(hw);
-    auto two = parse_hardware(test::with_field(text, name, "2"), "test");
-    REQUIRE(two.ok());
-    CHECK(two->calibration.*field == 2.0);
-    CHECK(profile_fingerprint(*two) != profile_fingerprint(hw));
-    for (const char* bad : {"3", "0.5", "-1"}) {
-        auto r = parse_hardware(test::with_field(text, name, bad), "test");
-        INFO(bad);
-        REQUIRE_FALSE(r.ok());
-        CHECK(r.error().message.find("0, 1 or 2") != std::string::npos);
-    }
-}
-
 TEST_CASE("pipeline_serial is optional, round-trips, is 0, 1 or 2 and enters the fingerprint",
           "[sim][pipeline][profile][change63]") {
-    check_flag012_field("pipeline_serial", &Calibration::pipeline_serial);
+    test::check_flag012_field("pipeline_serial", &Calibration::pipeline_serial);
 }
 
 TEST_CASE("pipeline_additive is optional, round-trips, is 0, 1 or 2 and enters the fingerprint",
           "[sim][pipeline][profile][change64]") {
-    check_flag012_field("pipeline_additive", &Calibration::pipeline_additive);
+    test::check_flag012_field("pipeline_additive", &Calibration::pipeline_additive);
 }

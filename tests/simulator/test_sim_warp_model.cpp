@@ -780,21 +780,7 @@ TEST_CASE("warp model, shared wait 2: shared in issue-first launches, a wait in 
 
 TEST_CASE("warp model, shared wait: 2 round-trips and is fingerprinted apart from 1, and 3 is refused",
           "[sim][warp_model][wait_shared][profile]") {
-    Hardware hw = test::test_gpu();
-    hw.calibration.calibrated = true;
-    hw.calibration.warp_iteration_ns = 250;
-    hw.calibration.warp_wait_shared = 1;
-    const std::string one = profile_fingerprint(hw);
-    hw.calibration.warp_wait_shared = 2;
-    CHECK(profile_fingerprint(hw) != one);
-    auto back = parse_hardware(hardware_to_json(hw), "test");
-    INFO((back ? std::string() : back.error().message));
-    REQUIRE(back.ok());
-    CHECK(back->calibration.warp_wait_shared == 2);
-    auto three = parse_hardware(test::with_field(hardware_to_json(hw), "warp_wait_shared", "3"), "test");
-    REQUIRE_FALSE(three.ok());
-    CHECK(three.error().message.find("warp_wait_shared") != std::string::npos);
-    CHECK(three.error().message.find("0, 1 or 2") != std::string::npos);
+    test::check_flag012_field("warp_wait_shared", &Calibration::warp_wait_shared);
 }
 
 TEST_CASE("warp model, shared wait: the flag is optional, power-law form only, and fingerprinted",
