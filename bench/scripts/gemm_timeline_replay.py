@@ -18,7 +18,7 @@ import os
 import subprocess
 import sys
 
-from probe_records import records
+from probe_records import line, records
 
 SCRIPT = "gemm_timeline_replay.py"
 
@@ -53,15 +53,6 @@ def model(tilescope, grid, profile, overhead_ns):
     h = len(blocks) // 2
     med = blocks[h] if len(blocks) % 2 else 0.5 * (blocks[h - 1] + blocks[h])
     return sum(launch) / 1000.0, med - overhead_ns / 1000.0
-
-
-def line(points):
-    n = len(points)
-    mx = sum(x for x, _ in points) / n
-    my = sum(y for _, y in points) / n
-    sxx = sum((x - mx) ** 2 for x, _ in points)
-    slope = sum((x - mx) * (y - my) for x, y in points) / sxx if sxx > 0 else 0.0
-    return my - slope * mx, slope
 
 
 def main():

@@ -39,6 +39,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from issue_probe_summary import gemm_grid_rows, iteration_series_times, num, parse, read_sources  # noqa: E402
+from probe_records import line as least_squares_line  # noqa: E402
 
 TIME = "gpu__time_duration.sum"
 SMS = 132  # the H100 SXM the series were measured on
@@ -59,14 +60,10 @@ def records(path):
 
 
 def line(points):
-    n = len(points)
-    mx = sum(x for x, _ in points) / n
-    my = sum(y for _, y in points) / n
-    sxx = sum((x - mx) ** 2 for x, _ in points)
-    if sxx == 0:
-        fail("a least-squares line needs two different x values")
-    b = sum((x - mx) * (y - my) for x, y in points) / sxx
-    return my - b * mx, b
+    try:
+        return least_squares_line(points)
+    except ValueError as e:
+        fail(str(e))
 
 
 def gemm(probe, residency):

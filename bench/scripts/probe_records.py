@@ -4,6 +4,9 @@ input (qk_timeline_summary.py, segment_stream_summary.py, l2_hit_queue_summary.p
 records(path, script, key, value, what) returns the objects of the file whose `key` is `value`,
 in file order; a missing or unreadable file, a line that is not JSON, or no such object prints
 "<script>: <path>...: <reason>" on stderr and exits 2 ("no <what>" for the last).
+
+line(points) is the least-squares line y = a + b x through (x, y) pairs, (a, b); ValueError when
+the x values are all the same (instruction_law.py, gemm_timeline_replay.py).
 """
 import json
 import sys
@@ -31,3 +34,14 @@ def records(path, script, key, value, what):
         print(f"{script}: {path}: no {what}", file=sys.stderr)
         sys.exit(2)
     return rows
+
+
+def line(points):
+    n = len(points)
+    mx = sum(x for x, _ in points) / n
+    my = sum(y for _, y in points) / n
+    sxx = sum((x - mx) ** 2 for x, _ in points)
+    if sxx == 0:
+        raise ValueError("a least-squares line needs two different x values")
+    b = sum((x - mx) * (y - my) for x, y in points) / sxx
+    return my - b * mx, b
