@@ -124,6 +124,9 @@ int configure(const Grid& g, int* per_sm) {
     int max_optin = 0, per_sm_smem = 0;
     cudaDeviceGetAttribute(&max_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0);
     cudaDeviceGetAttribute(&per_sm_smem, cudaDevAttrMaxSharedMemoryPerMultiprocessor, 0);
+    cudaFuncAttributes fa{};
+    cudaFuncGetAttributes(&fa, k);
+    max_optin -= static_cast<int>(fa.sharedSizeBytes);  // the opt-in limit counts static shared memory too
     if (cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, max_optin) != cudaSuccess ||
         cudaFuncSetAttribute(k, cudaFuncAttributePreferredSharedMemoryCarveout, 100) != cudaSuccess) {
         probe_ok(kTool, "set shared memory attributes");
