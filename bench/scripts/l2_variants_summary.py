@@ -21,6 +21,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from l2_reuse_summary import ncu_launches  # noqa: E402
+from probe_records import take_option  # noqa: E402
 
 MIB = 1 << 20
 PATTERNS = ["read", "copy", "store_read", "read_store", "copy_half", "copy_frag", "fstore_read"]
@@ -76,13 +77,8 @@ def replayed(path):
 
 def main():
     args = sys.argv[1:]
-    rep = None
-    if "--replay" in args:
-        k = args.index("--replay")
-        if k + 1 >= len(args):
-            fail("--replay needs a file")
-        rep = replayed(args[k + 1])
-        del args[k:k + 2]
+    rep_path = take_option(args, "--replay", fail)
+    rep = replayed(rep_path) if rep_path is not None else None
     if len(args) != 1:
         print(__doc__, file=sys.stderr)
         sys.exit(2)

@@ -7,6 +7,10 @@ in file order; a missing or unreadable file, a line that is not JSON, or no such
 
 line(points) is the least-squares line y = a + b x through (x, y) pairs, (a, b); ValueError when
 the x values are all the same (instruction_law.py, gemm_timeline_replay.py).
+
+take_option(args, flag, fail) removes `flag VALUE` from the argument list and returns VALUE, or
+None when the flag is absent; fail("<flag> needs a file") when no value follows
+(l2_variants_summary.py, softmax_reuse_summary.py).
 """
 import json
 import sys
@@ -45,3 +49,14 @@ def line(points):
         raise ValueError("a least-squares line needs two different x values")
     b = sum((x - mx) * (y - my) for x, y in points) / sxx
     return my - b * mx, b
+
+
+def take_option(args, flag, fail):
+    if flag not in args:
+        return None
+    k = args.index(flag)
+    if k + 1 >= len(args):
+        fail(f"{flag} needs a file")
+    value = args[k + 1]
+    del args[k:k + 2]
+    return value

@@ -18,6 +18,8 @@ import sys
 
 import csv
 
+from probe_records import take_option
+
 
 def ncu_raw(lines):
     """Nsight Compute's `--csv --page raw` rows (one per launch, a column per metric, a units row
@@ -53,13 +55,7 @@ def probe_lines(lines):
 
 def main():
     args = sys.argv[1:]
-    model = None
-    if "--model" in args:
-        i = args.index("--model")
-        if i + 1 >= len(args):
-            fail("--model needs a file")
-        model = args[i + 1]
-        del args[i:i + 2]
+    model = take_option(args, "--model", fail)
     if len(args) != 1:
         print(__doc__, file=sys.stderr)
         sys.exit(2)
