@@ -67,9 +67,11 @@ int main(int argc, char** argv) {
         const boost::json::value v = boost::json::parse(line, ec);
         const boost::json::object* o = ec ? nullptr : v.if_object();
         const auto num = [&](const char* k) -> const boost::json::value* { return o ? o->if_contains(k) : nullptr; };
-        if (!o || !num("rows") || !num("cols") || !num("warps") || !num("dynamic_smem") || !num("variant") ||
-            !num("grid") || !num("variant")->is_string() || !num("grid")->is_string()) {
-            std::fprintf(stderr, "softmax_reuse_whatif: %s line %d: not a softmax_reuse record with rows, cols, warps, dynamic_smem, variant and grid\n",
+        const auto is_int = [&](const char* k) { return num(k) && (num(k)->is_int64() || num(k)->is_uint64()); };
+        const auto is_str = [&](const char* k) { return num(k) && num(k)->is_string(); };
+        if (!is_int("rows") || !is_int("cols") || !is_int("warps") || !is_int("dynamic_smem") || !is_str("variant") ||
+            !is_str("grid")) {
+            std::fprintf(stderr, "softmax_reuse_whatif: %s line %d: not a softmax_reuse record with integer rows, cols, warps and dynamic_smem and string variant and grid\n",
                          probe.c_str(), n);
             return 2;
         }

@@ -16,28 +16,13 @@ counter rows do not pair up.
 import json
 import sys
 
-import csv
-
+from issue_probe_summary import parse as ncu_raw_page
 from probe_records import take_option
 
 
-def ncu_raw(lines):
-    """Nsight Compute's `--csv --page raw` rows (one per launch, a column per metric, a units row
-    after the header) as one dict of metric values per launch, in launch order."""
-    rows = list(csv.reader([l for l in lines if l.startswith('"')]))
-    if len(rows) < 2 or "ID" not in rows[0]:
-        raise ValueError("no Nsight Compute raw-page rows")
-    hdr = rows[0]
-    out = []
-    for r in rows[2:]:
-        d = {}
-        for h, v in zip(hdr, r):
-            try:
-                d[h] = float(v.replace(",", ""))
-            except ValueError:
-                d[h] = v
-        out.append(d)
-    return out
+COUNTERS = ("dram__bytes_read.sum", "dram__bytes_write.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+            "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum", "lts__t_sectors_srcunit_tex_op_read.sum",
+            "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum")
 
 
 def fail(msg):
@@ -64,7 +49,7 @@ def main():
         timed = probe_lines(open(f"{d}/times.jsonl"))
         lines = open(f"{d}/ncu.csv").read().splitlines()
         prof = probe_lines(lines)
-        rows = ncu_raw(lines)
+        rows = ncu_raw_page("\n".join(lines))
         sim = {}
         if model:
             for l in open(model):
@@ -87,14 +72,15 @@ def main():
         size = 2.0 * g["rows"] * g["cols"]
         rereads = 1 if g["variant"] == "online" else 2
         try:
+            c = {k: float(c[k].replace(",", "")) for k in COUNTERS}
             dram = (c["dram__bytes_read.sum"] - size) / (rereads * size)
             ld = c["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"]
             l1 = c["l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum"] / ld if ld else 0.0
             rd = c["lts__t_sectors_srcunit_tex_op_read.sum"]
             l2 = c["lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum"] / rd if rd else 0.0
             wr = c["dram__bytes_write.sum"] / size
-        except KeyError as e:
-            fail(f"{d}/ncu.csv: no counter {e} for grid {g['grid']}")
+        except (KeyError, ValueError) as e:
+            fail(f"{d}/ncu.csv: counter {e} missing or not a number for grid {g['grid']}")
         row = (f"| {g['grid']} | {g['blocks_per_sm']} | {g['rows_in_flight_mb']:.1f} | "
                f"{1000 * ms.get(g['grid'], float('nan')):.1f} | {dram:.3f} | {l1:.3f} | {l2:.3f} | {wr:.3f} |")
         if model:
