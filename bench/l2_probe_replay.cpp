@@ -16,6 +16,10 @@
 //                       [--store-copy 0|1] (1: a far store keeps a clean near copy, L2System::reset)
 //                       [--clean-victims 0|1] (1: a draw's victim is its least recent clean chunk,
 //                       L2Cache::set_clean_victims; needs --ways > 0)
+//                       [--dirty-weight K] (K >= 1: a dirty chunk takes K times its bytes of room,
+//                       L2Cache::set_dirty_weight, change 91; 1 = the default)
+//                       [--dirty-age-weight W] (W in (0, 1]: a dirty chunk's age counted at W times
+//                       its own when a victim is picked, L2Cache::set_dirty_age_weight; needs --ways > 0)
 //                       [--patterns read,copy] (also store_read, read_store, copy_half, copy_frag,
 //                       fstore_read: the probe's `variants` patterns, docs/validation changes 78-79;
 //                       the model's L2 does not tell half-sector stores from whole ones, so
@@ -35,7 +39,7 @@ using tilescope::sim::L2Access;
 using tilescope::sim::L2System;
 
 int main(int argc, char** argv) {
-    double capacity_mib = 50, dirty_limit = 0.473;
+    double capacity_mib = 50, dirty_limit = 0.473, dirty_weight = 1, dirty_age_weight = 1;
     int partitions = 2, sms = 132, ways = 0, store_copy = 0, clean_victims = 0;
     std::string pattern_list = "read,copy";
     bool writes = false;
@@ -51,11 +55,14 @@ int main(int argc, char** argv) {
         else if (a == "--ways") ways = std::atoi(v);
         else if (a == "--store-copy") store_copy = std::atoi(v);
         else if (a == "--clean-victims") clean_victims = std::atoi(v);
+        else if (a == "--dirty-weight") dirty_weight = std::atof(v);
+        else if (a == "--dirty-age-weight") dirty_age_weight = std::atof(v);
         else if (a == "--patterns") pattern_list = v;
         else { std::fprintf(stderr, "l2_probe_replay: unknown option %s\n", a.c_str()); return 2; }
     }
-    if (capacity_mib <= 0 || partitions < 1 || sms < 1 || dirty_limit < 0 || dirty_limit > 1) {
-        std::fprintf(stderr, "l2_probe_replay: need --capacity-mib > 0, --partitions >= 1, --sms >= 1, --dirty-limit in [0, 1]\n");
+    if (capacity_mib <= 0 || partitions < 1 || sms < 1 || dirty_limit < 0 || dirty_limit > 1 || !(dirty_weight >= 1 && dirty_weight <= 16) ||
+        !(dirty_age_weight > 0 && dirty_age_weight <= 1)) {
+        std::fprintf(stderr, "l2_probe_replay: need --capacity-mib > 0, --partitions >= 1, --sms >= 1, --dirty-limit in [0, 1], --dirty-weight in [1, 16], --dirty-age-weight in (0, 1]\n");
         return 2;
     }
     constexpr std::int64_t kSeg = 4096;  // one block's bytes per loop step (256 threads x 16 B)
@@ -85,6 +92,8 @@ int main(int argc, char** argv) {
             L2System l2;
             l2.reset(capacity, partitions, 32, 3, dirty_limit, ways, store_copy != 0);
             l2.set_clean_victims(clean_victims != 0);
+            l2.set_dirty_weight(dirty_weight);
+            l2.set_dirty_age_weight(dirty_age_weight);
             l2.set_buffer(kF, kFlush, kSeg);
             l2.set_buffer(kX, kMost, kSeg);
             l2.set_buffer(kY, kMost, kSeg);

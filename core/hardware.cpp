@@ -148,6 +148,8 @@ const std::vector<CalSpec>& calibration_specs() {
         {"l2_ways", &Calibration::l2_ways, CalRule::non_negative, true},
         {"l2_store_copy", &Calibration::l2_store_copy, CalRule::flag, true},
         {"l2_clean_victims", &Calibration::l2_clean_victims, CalRule::flag, true},
+        {"l2_dirty_weight", &Calibration::l2_dirty_weight, CalRule::positive, true},
+        {"l2_dirty_age_weight", &Calibration::l2_dirty_age_weight, CalRule::positive, true},
         {"lrc_in_step_one_block", &Calibration::lrc_in_step_one_block, CalRule::probability, true},
         {"lrc_in_step_several_blocks", &Calibration::lrc_in_step_several_blocks, CalRule::probability, true},
         {"lrc_lock_loss_per_iteration", &Calibration::lrc_lock_loss_per_iteration, CalRule::non_negative, true},
@@ -387,6 +389,14 @@ public:
                             num(c.warp_queue_model) + "; it is a law of the power-law form)");
         if (c.l2_ways != std::floor(c.l2_ways) || c.l2_ways > 256)
             return fail("$.calibration.l2_ways", "must be a whole number in [0, 256] (got " + num(c.l2_ways) + ")");
+        if (!(c.l2_dirty_weight >= 1 && c.l2_dirty_weight <= 16))
+            return fail("$.calibration.l2_dirty_weight", "must be in [1, 16] (got " + num(c.l2_dirty_weight) + ")");
+        if (!(c.l2_dirty_age_weight > 0 && c.l2_dirty_age_weight <= 1))
+            return fail("$.calibration.l2_dirty_age_weight", "must be in (0, 1] (got " + num(c.l2_dirty_age_weight) + ")");
+        if (c.l2_dirty_age_weight != 1.0 && (c.l2_ways == 0.0 || c.l2_clean_victims != 0.0))
+            return fail("$.calibration.l2_dirty_age_weight",
+                        num(c.l2_dirty_age_weight) + " needs sampled victims and no clean victims (l2_ways > 0 and l2_clean_victims 0; got " +
+                            num(c.l2_ways) + " and " + num(c.l2_clean_victims) + ")");
         if (c.fragment_store_own_drain != 0.0 && !(c.fragment_store_bytes_per_s > 0))
             return fail("$.calibration.fragment_store_own_drain",
                         "1 needs fragment_store_bytes_per_s > 0 (the drain's rate; got " +
@@ -663,6 +673,8 @@ std::string profile_fingerprint(const Hardware& hw) {
     if (c.l2_ways != 0.0) cal << " l2_ways " << c.l2_ways;
     if (c.l2_store_copy != 0.0) cal << " l2_store_copy " << c.l2_store_copy;
     if (c.l2_clean_victims != 0.0) cal << " l2_clean_victims " << c.l2_clean_victims;
+    if (c.l2_dirty_weight != 1.0) cal << " l2_dirty_weight " << c.l2_dirty_weight;
+    if (c.l2_dirty_age_weight != 1.0) cal << " l2_dirty_age_weight " << c.l2_dirty_age_weight;
     if (c.lrc_block_distance > 0) cal << " lrc_block_distance " << c.lrc_block_distance;
     std::snprintf(buf, sizeof buf, "%016llx",
                   static_cast<unsigned long long>(fnv1a64(hardware_to_json(h) + cal.str())));

@@ -400,6 +400,21 @@ struct Calibration {
     // H100 data set it keeps output streams dirty that the GPU writes back, and the training HBM
     // bytes came out resolvably worse (2.43% -> 5.44%; docs/validation change 74).
     double l2_clean_victims = 0.0;
+    // Simulator: a dirty chunk takes this many times its bytes of its L2 partition while it stays
+    // dirty (change 91; >= 1, 1 = the default: its bytes). A stand-in, set from measured curves,
+    // for what a stream of stores costs the L2 beyond the dirty data itself: on an H200, with the
+    // L1 out of the way, the softmax kernel's second read of its rows loses 26% at 26 MB of rows in
+    // flight beside its output stream where the model with weight 1 loses 12%, and the L2 reuse
+    // probe's read-and-copy re-read loses 49% at 24 MiB where the model loses 22%, while the
+    // read-only curve (no dirty chunk, which this cannot change) is replayed within 0.05
+    // (bench/softmax_reuse_whatif, bench/l2_probe_replay --dirty-weight).
+    double l2_dirty_weight = 1.0;
+    // Simulator: with sampled victims (l2_ways > 0), a dirty chunk's age counts at this share of
+    // its own when a newcomer picks its victim, so stored data outlives clean data up to 1/w times
+    // more recent ((0, 1], 1 = the default: the least recent chunk drawn). Measured by the L2
+    // reuse probe's variants on an H200 (change 78): w = 0.5 replays all five store patterns
+    // (rms 0.045 against 0.159), stores made before a read still costing its re-read.
+    double l2_dirty_age_weight = 1.0;
     // Simulator: the L2 request coalescer (LRC) of GH100, which merges a read request for a sector
     // with one for the same sector already on its way to the L2, in pairs (Nsight Compute's
     // lrc__request_sectors_op_read_coalescing_achieved_type_hardware: at most ~0.5 of the requested

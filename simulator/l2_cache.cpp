@@ -13,6 +13,8 @@ void L2Cache::reset(std::int64_t capacity_bytes, std::int64_t min_chunk_bytes, s
     split_ = dirty_limit > 0;
     ways_ = std::max(0, ways);
     clean_victims_ = false;
+    dirty_weight_ = 1.0;
+    dirty_age_weight_ = 1.0;
     rng_ = seed;
     tick_ = 0;
     now_ns_ = fill_ready_ns_ = 0;
@@ -114,8 +116,9 @@ void L2Cache::evict_sampled(std::int64_t chunk, L2Access& acc) {
         __builtin_prefetch(&live_stamps_[pos[k]]);
     }
     std::uint32_t victims[kBatch];
-    if (clean_victims_) pick_victims<true>(pos, batch, victims);
-    else pick_victims<false>(pos, batch, victims);
+    if (clean_victims_) pick_victims<1>(pos, batch, victims);
+    else if (dirty_age_weight_ != 1.0) pick_victims<2>(pos, batch, victims);
+    else pick_victims<0>(pos, batch, victims);
     for (int j = 0; j < batch; ++j) {
         if (j + 1 < batch) prefetch_map_slot(nodes_[victims[j + 1]].key);
         const std::uint32_t v = victims[j];
@@ -124,22 +127,39 @@ void L2Cache::evict_sampled(std::int64_t chunk, L2Access& acc) {
     }
 }
 
-// A draw's victim is its least recent chunk; with CleanFirst (clean_victims_, change 74), its least
-// recent clean chunk, or its least recent chunk when every one drawn is dirty. One comparison for
-// both rules; the default instantiation reads no node's dirty flag (a streaming launch calls this
-// tens of millions of times).
-template <bool CleanFirst>
+// A draw's victim is its least recent chunk. Rule 1 (clean_victims_, change 74): its least recent
+// clean chunk, or its least recent chunk when every one drawn is dirty. Rule 2 (dirty_age_weight_,
+// change 91): the chunk whose age is largest, a dirty chunk's age counted at dirty_age_weight_
+// times its own. Rule 0 reads no node's dirty flag (a streaming launch calls this tens of
+// millions of times).
+template <int Rule>
 void L2Cache::pick_victims(const std::size_t* pos, int batch, std::uint32_t* victims) {
-    const auto clean = [&](std::size_t q) { return !CleanFirst || !nodes_[live_ids_[q]].dirty; };
+    const auto clean = [&](std::size_t q) { return Rule != 1 || !nodes_[live_ids_[q]].dirty; };
+    const auto age = [&](std::size_t q) {
+        const double a = static_cast<double>(tick_ - live_stamps_[q]);
+        return nodes_[live_ids_[q]].dirty ? a * dirty_age_weight_ : a;
+    };
     for (int j = 0; j < batch; ++j) {
         std::size_t best = pos[j * ways_];
-        bool best_clean = clean(best);
-        for (int k = 1; k < ways_; ++k) {
-            const std::size_t q = pos[j * ways_ + k];
-            const bool q_clean = clean(q);
-            if ((q_clean && !best_clean) || (q_clean == best_clean && live_stamps_[q] < live_stamps_[best])) {
-                best = q;
-                best_clean = q_clean;
+        if constexpr (Rule == 2) {
+            double best_age = age(best);
+            for (int k = 1; k < ways_; ++k) {
+                const std::size_t q = pos[j * ways_ + k];
+                const double a = age(q);
+                if (a > best_age) {
+                    best = q;
+                    best_age = a;
+                }
+            }
+        } else {
+            bool best_clean = clean(best);
+            for (int k = 1; k < ways_; ++k) {
+                const std::size_t q = pos[j * ways_ + k];
+                const bool q_clean = clean(q);
+                if ((q_clean && !best_clean) || (q_clean == best_clean && live_stamps_[q] < live_stamps_[best])) {
+                    best = q;
+                    best_clean = q_clean;
+                }
             }
         }
         victims[j] = live_ids_[best];
@@ -166,6 +186,11 @@ void L2Cache::evict_one(L2Access& acc) {
 
 void L2Cache::limit_dirty(L2Access& acc) {
     while (split_ && dirty_bytes_ > dirty_limit_bytes_ && dirty_lru_.tail != kNil) evict(dirty_lru_.tail, acc);
+    if (dirty_weight_ == 1.0) return;
+    while (used_bytes_ > capacity_bytes_ && live_ > 0) {
+        if (ways_ > 0) evict_sampled(1, acc);
+        else evict_one(acc);
+    }
 }
 
 void L2Cache::prefetch_map_slot(std::uint64_t key) const {
@@ -194,7 +219,7 @@ void L2Cache::evict(std::uint32_t victim, L2Access& acc) {
         acc.writeback_bytes += v.bytes;
         dirty_bytes_ -= v.bytes;
     }
-    used_bytes_ -= v.bytes;
+    used_bytes_ -= room(v.bytes, v.dirty);
     map_erase(v.key);
     --live_;
     if (listed(v)) list_of(v).unlink(nodes_, victim);
@@ -250,6 +275,7 @@ void L2Cache::promote(std::uint32_t n, bool dirty) {
         if (listed(x)) list_of(x).unlink(nodes_, n);
         x.dirty = true;
         dirty_bytes_ += x.bytes;
+        used_bytes_ += room(x.bytes, true) - x.bytes;  // limit_dirty makes the room
         if (listed(x)) list_of(x).push_front(nodes_, n);
         return;
     }
@@ -257,8 +283,9 @@ void L2Cache::promote(std::uint32_t n, bool dirty) {
 }
 
 bool L2Cache::insert(std::uint32_t id, std::uint64_t c, std::int64_t chunk, bool dirty, L2Access& acc) {
-    if (chunk > capacity_bytes_) return false;
-    while (used_bytes_ + chunk > capacity_bytes_ && live_ > 0) {
+    const std::int64_t need = room(chunk, dirty);
+    if (need > capacity_bytes_) return false;
+    while (used_bytes_ + need > capacity_bytes_ && live_ > 0) {
         if (ways_ > 0) evict_sampled(chunk, acc);
         else evict_one(acc);
     }
@@ -277,7 +304,7 @@ bool L2Cache::insert(std::uint32_t id, std::uint64_t c, std::int64_t chunk, bool
     }
     stamp(idx);
     x.ready_ns = dirty ? 0.0 : fill_ready_ns_;  // a load's fill lands then (0 without a clock)
-    used_bytes_ += chunk;
+    used_bytes_ += need;
     if (dirty) dirty_bytes_ += chunk;
     ++live_;
     map_insert(id, c, idx);
@@ -288,7 +315,7 @@ bool L2Cache::insert(std::uint32_t id, std::uint64_t c, std::int64_t chunk, bool
 void L2Cache::drop(std::uint32_t n) {
     Node& v = nodes_[n];
     if (v.dirty) dirty_bytes_ -= v.bytes;  // callers drop clean copies; keep the count exact anyway
-    used_bytes_ -= v.bytes;
+    used_bytes_ -= room(v.bytes, v.dirty);
     map_erase(v.key);
     --live_;
     if (listed(v)) list_of(v).unlink(nodes_, n);

@@ -65,9 +65,19 @@ public:
     // chunk, its least recent chunk only when every chunk drawn is dirty (a write-back costs the
     // evicting access; docs/validation change 74). reset() sets it back to false.
     void set_clean_victims(bool on) { clean_victims_ = on; }
+    // `weight` >= 1 (change 91): a dirty chunk takes `weight` times its bytes of the capacity while
+    // it stays dirty (a stored chunk's room on its way to HBM; the dirty limit still counts its
+    // bytes once). A store that makes a clean chunk dirty, or a dirty newcomer, evicts to make
+    // that room. reset() sets it back to 1 (every chunk takes its bytes).
+    void set_dirty_weight(double weight) { dirty_weight_ = weight; }
+    // With sampled victims: `w` in (0, 1] (change 78's rule, change 91): a draw's victim is the
+    // chunk with the largest age, a dirty chunk's age (accesses since its last use) counted at w
+    // times its own, so a dirty chunk outlives clean ones up to 1/w times more recent. 1 = the
+    // least recent chunk drawn (the default; reset() sets it back). Not with clean victims.
+    void set_dirty_age_weight(double w) { dirty_age_weight_ = w; }
 
     std::int64_t dirty_bytes() const { return dirty_bytes_; }
-    std::int64_t used_bytes() const { return used_bytes_; }
+    std::int64_t used_bytes() const { return used_bytes_; }  // room taken (dirty_weight_: more than bytes)
     std::int64_t capacity_bytes() const { return capacity_bytes_; }
 
     // Chunk-level primitives (L2System's partitioned lookups use them).
@@ -108,7 +118,9 @@ public:
     // Drops node `n` (a clean copy) without writing it back.
     void drop(std::uint32_t n);
     // With a dirty limit (reset), writes back and evicts the least recent dirty chunks while the
-    // dirty bytes exceed it; stores call it once their chunk is dirty.
+    // dirty bytes exceed it; stores call it once their chunk is dirty. With a dirty weight above 1
+    // it then evicts victims while the chunks' room exceeds the capacity (a store that made a
+    // clean chunk dirty grew its room).
     void limit_dirty(L2Access& acc);
 
 private:
@@ -152,7 +164,12 @@ private:
     void map_erase(std::uint64_t key);
     void evict_one(L2Access& acc);
     std::int64_t capacity_bytes_ = 0;
-    std::int64_t used_bytes_ = 0;
+    std::int64_t used_bytes_ = 0;  // the room the chunks take (dirty ones at dirty_weight_ x bytes)
+    double dirty_weight_ = 1.0;
+    std::int64_t room(std::int64_t bytes, bool dirty) const {
+        return (dirty && dirty_weight_ != 1.0) ? static_cast<std::int64_t>(static_cast<double>(bytes) * dirty_weight_ + 0.5)
+                                               : bytes;
+    }
     std::int64_t dirty_bytes_ = 0;
     std::vector<BufferInfo> buffers_;
     std::vector<Node> nodes_;
@@ -190,13 +207,14 @@ private:
     // for a chunk of `chunk` bytes (a few at a time, l2_cache.cpp).
     void evict_sampled(std::int64_t chunk, L2Access& acc);
     // evict_sampled's choice: victims[j] = the victim of draw j (pos[j * ways_ .. + ways_)).
-    template <bool CleanFirst>
+    template <int Rule>  // 0: least recent; 1: clean first (clean_victims_); 2: dirty_age_weight_
     void pick_victims(const std::size_t* pos, int batch, std::uint32_t* victims);
     std::uint64_t next_random();
     void prefetch_map_slot(std::uint64_t key) const;  // pure speed: the chunk map's slot of `key`
     std::int64_t live_ = 0;  // chunks in the cache
     int ways_ = 0;
     bool clean_victims_ = false;
+    double dirty_age_weight_ = 1.0;
     std::uint64_t rng_ = 0;
 };
 
@@ -226,6 +244,13 @@ public:
     // L2Cache::set_clean_victims for every partition (after reset).
     void set_clean_victims(bool on) {
         for (auto& c : parts_) c.set_clean_victims(on);
+    }
+    // L2Cache::set_dirty_weight and set_dirty_age_weight for every partition (after reset).
+    void set_dirty_weight(double weight) {
+        for (auto& c : parts_) c.set_dirty_weight(weight);
+    }
+    void set_dirty_age_weight(double w) {
+        for (auto& c : parts_) c.set_dirty_age_weight(w);
     }
     int partitions() const { return static_cast<int>(parts_.size()); }
     // L2Cache::set_clock for every partition. A far hit's copy in the near partition lands with

@@ -190,6 +190,15 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
                           ": calibration.warp_wait_shared " + std::to_string(static_cast<int>(c.warp_wait_shared)) + " needs warp_issue_model 0 and warp_queue_model 0 (got " +
                           std::to_string(c.warp_issue_model) + " and " + std::to_string(c.warp_queue_model) + ")");
     }
+    if (!(c.l2_dirty_weight >= 1 && c.l2_dirty_weight <= 16)) {
+        return make_error("profile " + hw.name + ": calibration.l2_dirty_weight must be in [1, 16] (got " +
+                          std::to_string(c.l2_dirty_weight) + ")");
+    }
+    if (!(c.l2_dirty_age_weight > 0 && c.l2_dirty_age_weight <= 1) ||
+        (c.l2_dirty_age_weight != 1.0 && (c.l2_ways == 0.0 || c.l2_clean_victims != 0.0))) {
+        return make_error("profile " + hw.name + ": calibration.l2_dirty_age_weight must be in (0, 1], and below 1 needs l2_ways > 0 and l2_clean_victims 0 (got " +
+                          std::to_string(c.l2_dirty_age_weight) + ")");
+    }
     if (c.l2_clean_victims != 0.0 && c.l2_ways == 0.0) {
         return make_error("profile " + hw.name +
                           ": calibration.l2_clean_victims 1 needs sampled victims (l2_ways > 0; got l2_ways 0)");
@@ -352,6 +361,8 @@ Result<std::optional<Prediction>> run_launches(const Workload& workload, const s
                        hw.calibration.l2_dirty_limit, static_cast<int>(hw.calibration.l2_ways),
                        hw.calibration.l2_store_copy != 0.0);
         state.l2.set_clean_victims(hw.calibration.l2_clean_victims != 0.0);
+        state.l2.set_dirty_weight(hw.calibration.l2_dirty_weight);
+        state.l2.set_dirty_age_weight(hw.calibration.l2_dirty_age_weight);
         for (std::size_t i = 0; i < state.layout.names.size(); ++i) {
             state.l2.set_buffer(static_cast<std::uint32_t>(i), state.layout.bytes[i], state.layout.chunk_bytes[i]);
         }

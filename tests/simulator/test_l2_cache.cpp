@@ -556,6 +556,106 @@ TEST_CASE("L2Cache with clean victims keeps dirty chunks and loses clean ones fi
     CHECK(cache.dirty_bytes() > kCap - 16 * kChunk);
 }
 
+// Change 91: a dirty weight. X read and Y stored (a copy), then X read again: with a weight
+// k > 1 each stored chunk takes k times its bytes, so less of X stays; a read-only stream has no
+// dirty chunk and is unchanged; the room the chunks take never passes the capacity, and every
+// stored byte is written back or still dirty. Weight 1 is the default, bit for bit.
+TEST_CASE("L2Cache with a dirty weight: stored chunks take more room", "[sim][l2][cache][change91]") {
+    constexpr std::int64_t kCap = 4 << 20, kChunk = 4096;
+    struct Out {
+        double reread_misses;
+        std::int64_t stored_accounted;
+    };
+    auto copy_then_reread = [&](int ways, double weight, bool copy, double size_share, bool set_weight = true) {
+        L2Cache cache;
+        cache.reset(kCap, kChunk, 2, 0.0, ways, 4242);
+        if (set_weight) cache.set_dirty_weight(weight);
+        const auto bytes = static_cast<std::int64_t>(size_share * kCap) / kChunk * kChunk;
+        cache.set_buffer(0, bytes, kChunk);
+        cache.set_buffer(1, bytes, kChunk);
+        L2Access first, second;
+        for (std::int64_t a = 0; a < bytes; a += kChunk) {
+            cache.load(0, a, a + kChunk, first);
+            if (copy) cache.store(1, a, a + kChunk, first);
+            CHECK(cache.used_bytes() <= kCap);
+        }
+        for (std::int64_t a = 0; a < bytes; a += kChunk) cache.load(0, a, a + kChunk, second);
+        CHECK(cache.used_bytes() <= kCap);
+        return Out{static_cast<double>(second.fill_bytes) / static_cast<double>(bytes),
+                   first.writeback_bytes + second.writeback_bytes + cache.dirty_bytes() - (copy ? bytes : 0)};
+    };
+    for (const int ways : {0, 12}) {
+        INFO("ways " << ways);
+        for (const double share : {0.3, 0.45}) {  // X + Y = 0.6 and 0.9 of the cache: all fits at weight 1
+            INFO("X = " << share << " of the cache");
+            const Out one = copy_then_reread(ways, 1.0, true, share);
+            const Out heavy = copy_then_reread(ways, 2.0, true, share);
+            CHECK(one.reread_misses == 0.0);
+            CHECK(heavy.reread_misses > (share > 0.4 ? 0.1 : -1.0));  // 0.45 + 2 x 0.45 > 1: X is lost
+            CHECK(one.stored_accounted == 0);
+            CHECK(heavy.stored_accounted == 0);
+        }
+        const Out one = copy_then_reread(ways, 1.0, true, 0.45);
+        CHECK(copy_then_reread(ways, 1.0, true, 0.45, false).reread_misses == one.reread_misses);  // 1 = default
+        CHECK(copy_then_reread(ways, 1.5, true, 0.45).reread_misses >= one.reread_misses);
+        CHECK(copy_then_reread(ways, 3.0, true, 0.45).reread_misses > copy_then_reread(ways, 2.0, true, 0.45).reread_misses);
+        for (const double share : {0.9, 1.1})  // nothing dirty: the weight changes nothing
+            CHECK(copy_then_reread(ways, 2.0, false, share).reread_misses == copy_then_reread(ways, 1.0, false, share).reread_misses);
+    }
+    // A clean chunk made dirty by a store grows its room: a cache full of clean chunks, then
+    // stores over all of them, ends at most full, the stored bytes written back or dirty.
+    L2Cache cache;
+    cache.reset(kCap, kChunk, 1, 0.0, 0, 1);
+    cache.set_dirty_weight(2.0);
+    cache.set_buffer(0, kCap, kChunk);
+    L2Access acc;
+    for (std::int64_t a = 0; a < kCap; a += kChunk) cache.load(0, a, a + kChunk, acc);
+    CHECK(cache.used_bytes() == kCap);
+    for (std::int64_t a = 0; a < kCap; a += kChunk) cache.store(0, a, a + kChunk, acc);
+    CHECK(cache.used_bytes() <= kCap);
+    CHECK(cache.dirty_bytes() <= kCap / 2);
+    CHECK(cache.dirty_bytes() > kCap / 2 - 2 * kChunk);
+    CHECK(acc.writeback_bytes + cache.dirty_bytes() == kCap);
+    cache.reset(kCap, kChunk, 1, 0.0, 0, 1);  // reset: weight 1 again
+    cache.set_buffer(0, kCap, kChunk);
+    L2Access again;
+    for (std::int64_t a = 0; a < kCap; a += kChunk) cache.store(0, a, a + kChunk, again);
+    CHECK(cache.dirty_bytes() == kCap);
+    CHECK(again.writeback_bytes == 0);
+}
+
+// Change 91 (change 78's rule): a dirty age weight w < 1 with sampled victims. In the copy
+// pattern the stored Y is counted younger than it is, so clean X goes first and its re-read misses
+// more than with w = 1; nothing dirty, nothing changes; w = 1 is the default, bit for bit.
+TEST_CASE("L2Cache with a dirty age weight keeps stored chunks longer", "[sim][l2][cache][change91]") {
+    constexpr std::int64_t kCap = 4 << 20, kChunk = 4096;
+    auto reread_misses = [&](double w, bool copy, double size_share, bool set = true) {
+        L2Cache cache;
+        cache.reset(kCap, kChunk, 2, 0.0, 12, 777);
+        if (set) cache.set_dirty_age_weight(w);
+        const auto bytes = static_cast<std::int64_t>(size_share * kCap) / kChunk * kChunk;
+        cache.set_buffer(0, bytes, kChunk);
+        cache.set_buffer(1, bytes, kChunk);
+        L2Access first, second;
+        for (std::int64_t a = 0; a < bytes; a += kChunk) {
+            cache.load(0, a, a + kChunk, first);
+            if (copy) cache.store(1, a, a + kChunk, first);
+        }
+        for (std::int64_t a = 0; a < bytes; a += kChunk) cache.load(0, a, a + kChunk, second);
+        CHECK(cache.used_bytes() <= kCap);
+        CHECK(first.writeback_bytes + second.writeback_bytes + cache.dirty_bytes() == (copy ? bytes : 0));
+        return static_cast<double>(second.fill_bytes) / static_cast<double>(bytes);
+    };
+    for (const double share : {0.6, 0.75}) {
+        INFO("X = " << share << " of the cache");
+        const double one = reread_misses(1.0, true, share);
+        CHECK(reread_misses(1.0, true, share, false) == one);
+        CHECK(reread_misses(0.5, true, share) > one + 0.05);
+        CHECK(reread_misses(0.5, true, share) == reread_misses(0.5, true, share));  // reproducible
+    }
+    for (const double share : {0.9, 1.1}) CHECK(reread_misses(0.5, false, share) == reread_misses(1.0, false, share));
+}
+
 TEST_CASE("L2System: chunk homes are balanced over the partitions", "[sim][l2][cache]") {
     L2System sys;
     sys.reset(1 << 20, 2, 1024, 3);

@@ -185,7 +185,42 @@ TEST_CASE("l2_ways and l2_store_copy: optional, a soft edge, range-checked", "[s
     auto needs_ways = sim::simulate(test::test_workload(), {l}, no_ways, sim::Options{});
     REQUIRE_FALSE(needs_ways.ok());
     CHECK(needs_ways.error().message.find("l2_clean_victims") != std::string::npos);
+    // Change 91's l2_dirty_weight and l2_dirty_age_weight: optional (written when not 1), in
+    // the fingerprint, range-checked; an age weight below 1 only with sampled, not clean, victims.
     soft.calibration.l2_clean_victims = 0;
+    soft.calibration.l2_dirty_weight = 1.5;
+    soft.calibration.l2_dirty_age_weight = 0.7;
+    const std::string with_dirty = hardware_to_json(soft);
+    CHECK(text.find("l2_dirty_weight") == std::string::npos);
+    CHECK(text.find("l2_dirty_age_weight") == std::string::npos);
+    auto back_dirty = parse_hardware(with_dirty, "test");
+    INFO((back_dirty ? std::string() : back_dirty.error().message));
+    REQUIRE(back_dirty.ok());
+    CHECK(back_dirty->calibration.l2_dirty_weight == 1.5);
+    CHECK(back_dirty->calibration.l2_dirty_age_weight == 0.7);
+    CHECK(profile_fingerprint(*back_dirty) != profile_fingerprint(*back));
+    for (const auto& [field, bad_value] : {std::pair{"l2_dirty_weight", "0.5"}, std::pair{"l2_dirty_weight", "20"},
+                                           std::pair{"l2_dirty_age_weight", "0"}, std::pair{"l2_dirty_age_weight", "1.5"}}) {
+        auto parsed = parse_hardware(test::with_field(with_dirty, field, bad_value), "test");
+        INFO(field << " = " << bad_value);
+        REQUIRE_FALSE(parsed.ok());
+        CHECK(parsed.error().message.find(field) != std::string::npos);
+    }
+    auto age_needs_ways = parse_hardware(test::with_field(with_dirty, "l2_ways", "0"), "test");
+    REQUIRE_FALSE(age_needs_ways.ok());
+    CHECK(age_needs_ways.error().message.find("l2_dirty_age_weight") != std::string::npos);
+    const Prediction dirty_run = run({l, l}, soft);  // a read-only launch: nothing is dirty
+    soft.calibration.l2_dirty_weight = 1;
+    soft.calibration.l2_dirty_age_weight = 1;
+    CHECK(dirty_run.total[Metric::dram_bytes_read] == run({l, l}, soft).total[Metric::dram_bytes_read]);
+    for (const auto& [weight, age] : {std::pair{0.5, 1.0}, std::pair{1.0, 1.2}}) {
+        Hardware bad = soft;
+        bad.calibration.l2_dirty_weight = weight;  // set in code: simulate refuses them
+        bad.calibration.l2_dirty_age_weight = age;
+        auto bad_run = sim::simulate(test::test_workload(), {l}, bad, sim::Options{});
+        REQUIRE_FALSE(bad_run.ok());
+        CHECK(bad_run.error().message.find(weight != 1.0 ? "l2_dirty_weight" : "l2_dirty_age_weight") != std::string::npos);
+    }
     soft.calibration.l2_ways = 3.5;  // set in code, not read from a file: simulate refuses it
     auto refused = sim::simulate(test::test_workload(), {l}, soft, sim::Options{});
     REQUIRE_FALSE(refused.ok());
