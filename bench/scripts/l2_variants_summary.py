@@ -37,7 +37,11 @@ def fail(msg):
 
 
 def measured(path):
-    lines = open(path).read().splitlines()
+    try:
+        with open(path) as f:
+            lines = f.read().splitlines()
+    except OSError as e:
+        fail(f"{path}: {e.strerror}")
     probe = [json.loads(l) for l in lines if '"l2_reuse"' in l]
     try:
         ls = ncu_launches(lines)
@@ -66,7 +70,12 @@ def measured(path):
 
 def replayed(path):
     res = {}
-    for l in open(path):
+    try:
+        with open(path) as fh:
+            text = fh.read().splitlines()
+    except OSError as e:
+        fail(f"{path}: {e.strerror}")
+    for l in text:
         f = l.split()
         if len(f) == 5 and f[0] in PATTERNS:
             res[(f[0], int(f[1]))] = tuple(float(x) for x in f[2:])
