@@ -188,7 +188,7 @@ void L2Cache::limit_dirty(L2Access& acc) {
     while (split_ && dirty_bytes_ > dirty_limit_bytes_ && dirty_lru_.tail != kNil) evict(dirty_lru_.tail, acc);
     if (dirty_weight_ == 1.0) return;
     while (used_bytes_ > capacity_bytes_ && live_ > 0) {
-        if (ways_ > 0) evict_sampled(1, acc);
+        if (ways_ > 0) evict_sampled(1, acc);  // room, not a chunk's size, is short: a full batch
         else evict_one(acc);
     }
 }

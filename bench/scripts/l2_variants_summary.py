@@ -36,12 +36,16 @@ def fail(msg):
     sys.exit(2)
 
 
-def measured(path):
+def read_lines(path):
     try:
         with open(path) as f:
-            lines = f.read().splitlines()
+            return f.read().splitlines()
     except OSError as e:
         fail(f"{path}: {e.strerror}")
+
+
+def measured(path):
+    lines = read_lines(path)
     probe = [json.loads(l) for l in lines if '"l2_reuse"' in l]
     try:
         ls = ncu_launches(lines)
@@ -70,12 +74,7 @@ def measured(path):
 
 def replayed(path):
     res = {}
-    try:
-        with open(path) as fh:
-            text = fh.read().splitlines()
-    except OSError as e:
-        fail(f"{path}: {e.strerror}")
-    for l in text:
+    for l in read_lines(path):
         f = l.split()
         if len(f) == 5 and f[0] in PATTERNS:
             res[(f[0], int(f[1]))] = tuple(float(x) for x in f[2:])
