@@ -135,7 +135,7 @@ const std::vector<CalSpec>& calibration_specs() {
         {"fragment_store_hold_ns_per_byte", &Calibration::fragment_store_hold_ns_per_byte, CalRule::non_negative, true},
         {"fragment_store_load_wait", &Calibration::fragment_store_load_wait, CalRule::probability, true},
         {"pipeline_wait_then_issue", &Calibration::pipeline_wait_then_issue, CalRule::flag, true},
-        {"sm_share_resident", &Calibration::sm_share_resident, CalRule::flag, true},
+        {"sm_share_resident", &Calibration::sm_share_resident, CalRule::flag012, true},
         {"pipeline_serial", &Calibration::pipeline_serial, CalRule::flag012, true},
         {"pipeline_additive", &Calibration::pipeline_additive, CalRule::flag012, true},
         {"l2_fill_in_flight", &Calibration::l2_fill_in_flight, CalRule::flag, true},

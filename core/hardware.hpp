@@ -449,6 +449,11 @@ struct Calibration {
     // wave). Launches without tensor work (softmax) keep the default. 0 (the default) = processor
     // sharing among the blocks with work in the server, up to the warp model's per-block cap, so
     // at 4 blocks per SM the other blocks' work fills a block's waits (change 83).
+    // 2 (change 95) = as 1, but a block waiting out its mma iteration's fixed wait (the power law's
+    // comp_latency_ns: barrier, cp.async wait) is not counted in R until its work joins the SM,
+    // so the other resident blocks' work fills that wait (the GEMM kernel's blocks timed on the
+    // GPU, change 87: three 64x64 blocks per SM overlap their K-step chains); a block waiting
+    // out its block overhead, its loads or its stores still keeps its share.
     double sm_share_resident = 0.0;
     bool calibrated = false;            // true when read from a profile's "calibration" object
 };

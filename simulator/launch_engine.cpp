@@ -83,6 +83,8 @@ struct Job {
     // compute clock at issue or at the last check, when that check was (-1: not yet due), and the
     // compute time overlapping the load that its round trip has still to make up.
     double comp_mark_ns = 0, comp_check_ns = -1, comp_need_ns = 0;
+    // Compute under sm_share_resident 2 (change 95): its block gave up its SM share for the wait.
+    bool released_share = false;
 };
 
 struct Slot {
@@ -1259,8 +1261,17 @@ void Engine::advance_block(std::uint32_t slot_id) {
                 ++slot.outstanding;
                 // Its fixed wait (barrier, cp.async wait) comes first and its work joins the
                 // SM server after it (see start_comp).
-                if (ph.comp_latency_ns > 0) push(now_ + ph.comp_latency_ns, EventKind::comp_start, id);
-                else start_comp(id);
+                if (ph.comp_latency_ns > 0) {
+                    // Change 95 (sm_share_resident 2): the waiting block gives up its share.
+                    if (st_.rates.sm_share_wait_releases && !sm_resident_.empty()) {
+                        jobs_[id].released_share = true;
+                        --sm_resident_[static_cast<std::size_t>(slot.sm)];
+                        apply_sm_cap(slot.sm);
+                    }
+                    push(now_ + ph.comp_latency_ns, EventKind::comp_start, id);
+                } else {
+                    start_comp(id);
+                }
             }
             progress = true;
         }
@@ -1279,9 +1290,14 @@ void Engine::advance_block(std::uint32_t slot_id) {
 // the wait (done at max(served, start + wait + work alone)), which made a block's iteration
 // max(wait + work / cap, B x work) and could not give this line.
 void Engine::start_comp(std::uint32_t id) {
-    const Job& j = jobs_[id];
+    Job& j = jobs_[id];
     const Phase& ph = slots_[j.slot].phases[j.phase];
     const auto sm = static_cast<std::uint32_t>(slots_[j.slot].sm);
+    if (j.released_share) {  // change 95: its wait is over, it holds its share again
+        j.released_share = false;
+        ++sm_resident_[sm];
+        apply_sm_cap(static_cast<int>(sm));
+    }
     advance_server(kFirstSmServer + sm);
     for (std::size_t u = 0; u < kUnits; ++u) sm_frac_[sm][u] += ph.frac[u];
     double work = ph.comp_ns;

@@ -21,6 +21,7 @@ struct Rates {
     double l2_bytes_per_ns = 0;        // whole GPU, times l2_efficiency
     double sm_l2_bytes_per_ns = 0;     // one SM's L2 port
     bool sm_share_resident = false;    // the SM server shares among resident blocks (change 84)
+    bool sm_share_wait_releases = false;  // ... except a block in its iteration wait (change 95)
     double smem_bytes_per_ns = 0;      // one SM
     double tensor_flops_per_ns = 0;    // one SM, for the workload's dtype
     double tensor_flops_per_ns_per_warp = 0;  // latency limit of one warp; 0 = no limit

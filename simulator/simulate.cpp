@@ -218,6 +218,7 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
     r.l2_bytes_per_ns = hw.l2_bandwidth_bytes_per_s * c.l2_efficiency * 1e-9;
     r.sm_l2_bytes_per_ns = c.sm_l2_bytes_per_cycle * hw.sm_clock_hz * 1e-9;
     r.sm_share_resident = c.sm_share_resident != 0.0;
+    r.sm_share_wait_releases = c.sm_share_resident == 2.0;
     r.smem_bytes_per_ns = hw.smem_bandwidth_bytes_per_cycle_per_sm * hw.sm_clock_hz * c.smem_efficiency * 1e-9;
     r.tensor_flops_per_ns = tensor / sms * c.tensor_efficiency * 1e-9;
     r.tensor_flops_per_ns_per_warp = c.tensor_flops_per_cycle_per_warp * hw.sm_clock_hz * 1e-9;
