@@ -455,6 +455,15 @@ struct Calibration {
     // GPU, change 87: three 64x64 blocks per SM overlap their K-step chains); a block waiting
     // out its block overhead, its loads or its stores still keeps its share.
     double sm_share_resident = 0.0;
+    // Simulator: the GEMM kernel's fixed part per block, beyond block_overhead_ns (ns >= 0;
+    // docs/validation change 96). A block of a wait-then-issue launch (Launch::loads_after_wait
+    // with pipeline_wait_then_issue on and 2+ stages: the GEMM kernel, so naive attention's QK^T
+    // and P V too) starts this much later than its slot is given: its prologue, which issues the
+    // first stages and waits for the oldest before the loop, and its accumulator epilogue. Change
+    // 87 timed the kernel's blocks: a fixed 2.3-2.9 us + a time per K step, where the model's line
+    // has 1.0-1.9 us. Other launches (softmax's one-row blocks, FlashAttention) do not pay it.
+    // 0 (the default) = none.
+    double wait_then_issue_block_ns = 0.0;
     bool calibrated = false;            // true when read from a profile's "calibration" object
 };
 

@@ -869,6 +869,8 @@ void Engine::dispatch(std::uint32_t slot_id) {
         const double u = static_cast<double>(splitmix64(static_cast<std::uint64_t>(slot.block)) >> 11) * 0x1.0p-53;
         overhead *= 1.0 + st_.rates.block_start_spread * (2.0 * u - 1.0);
     }
+    // Change 96: the GEMM kernel's prologue and epilogue, beyond the launch-wide overhead.
+    if (wait_then_issue_) overhead += st_.rates.wait_then_issue_block_ns;
     push(now_ + overhead, EventKind::block_start, slot_id);
 }
 

@@ -80,6 +80,7 @@ struct Rates {
     bool smem_fill_bypass = false;            // Calibration::smem_fill_bypass (change 40)
     double l1_capacity_fraction = 1;          // Calibration::l1_capacity_fraction
     double block_overhead_ns = 0;
+    double wait_then_issue_block_ns = 0;  // Calibration::wait_then_issue_block_ns (change 96)
     double launch_overhead_ns = 0;
     // L2 request coalescer (Calibration::lrc_model; off when both probabilities are 0).
     double lrc_in_step_one_block = 0;

@@ -278,6 +278,7 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
     r.lrc_lock_loss_per_iteration = c.lrc_lock_loss_per_iteration;
     r.lrc_block_distance = c.lrc_block_distance;
     r.block_overhead_ns = c.block_overhead_ns;
+    r.wait_then_issue_block_ns = c.wait_then_issue_block_ns;
     r.launch_overhead_ns = c.launch_overhead_ns;
     return r;
 }
