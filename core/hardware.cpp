@@ -137,6 +137,7 @@ const std::vector<CalSpec>& calibration_specs() {
         {"pipeline_wait_then_issue", &Calibration::pipeline_wait_then_issue, CalRule::flag, true},
         {"sm_share_resident", &Calibration::sm_share_resident, CalRule::flag012, true},
         {"wait_then_issue_block_ns", &Calibration::wait_then_issue_block_ns, CalRule::non_negative, true},
+        {"warp_wait_shared_part", &Calibration::warp_wait_shared_part, CalRule::probability, true},
         {"pipeline_serial", &Calibration::pipeline_serial, CalRule::flag012, true},
         {"pipeline_additive", &Calibration::pipeline_additive, CalRule::flag012, true},
         {"l2_fill_in_flight", &Calibration::l2_fill_in_flight, CalRule::flag, true},
@@ -662,6 +663,7 @@ std::string profile_fingerprint(const Hardware& hw) {
     if (c.fragment_store_load_wait > 0) cal << " fragment_store_load_wait " << c.fragment_store_load_wait;
     if (c.sm_share_resident != 0.0) cal << " sm_share_resident " << c.sm_share_resident;
     if (c.wait_then_issue_block_ns > 0) cal << " wait_then_issue_block_ns " << c.wait_then_issue_block_ns;
+    if (c.warp_wait_shared_part > 0) cal << " warp_wait_shared_part " << c.warp_wait_shared_part;
     if (c.pipeline_wait_then_issue != 0.0) cal << " pipeline_wait_then_issue " << c.pipeline_wait_then_issue;
     if (c.pipeline_serial != 0.0) cal << " pipeline_serial " << c.pipeline_serial;
     if (c.pipeline_additive != 0.0) cal << " pipeline_additive " << c.pipeline_additive;

@@ -464,6 +464,14 @@ struct Calibration {
     // has 1.0-1.9 us. Other launches (softmax's one-row blocks, FlashAttention) do not pay it.
     // 0 (the default) = none.
     double wait_then_issue_block_ns = 0.0;
+    // Simulator: the part of a wait-then-issue launch's iteration wait that the SM's resident
+    // blocks pay together (0..1; docs/validation change 96). With warp_wait_shared 2 the GEMM
+    // kernel's iteration wait stays a wait; this fraction of it is instead SM work shared by the
+    // B resident blocks (as warp_wait_shared 1 makes all of it), and the rest stays a wait that,
+    // with sm_share_resident 2, the other blocks' work can fill. Change 87's GEMM steps fit the
+    // SM's shared-memory time plus 215 + 315 / B ns: a shared part and a hidden part. 0 (the
+    // default) = all of it a wait, as before.
+    double warp_wait_shared_part = 0.0;
     bool calibrated = false;            // true when read from a profile's "calibration" object
 };
 

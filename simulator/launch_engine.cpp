@@ -814,6 +814,13 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
             add_sm_work(ph, ph.comp_latency_ns / warp_.blocks);
             ph.comp_latency_ns = 0;
         }
+        // Change 96 (Calibration::warp_wait_shared_part): with warp_wait_shared 2, that part of a
+        // wait-then-issue launch's wait is shared SM work as above; the rest stays a wait.
+        else if (r.warp_wait_shared == 2 && r.warp_wait_shared_part > 0 && launch_.loads_after_wait && warp_.on &&
+                 !warp_.issue_form && !warp_.queue_form && ph.comp_latency_ns > 0) {
+            add_sm_work(ph, r.warp_wait_shared_part * ph.comp_latency_ns / warp_.blocks);
+            ph.comp_latency_ns *= 1.0 - r.warp_wait_shared_part;
+        }
         // Block-wide reductions (softmax: a row's max and sum): a dependent chain that every warp
         // of the block waits for, hidden only by other blocks' work, like the fixed wait above.
         ph.comp_latency_ns += reductions * r.block_reduction_ns;

@@ -81,6 +81,7 @@ struct Rates {
     double l1_capacity_fraction = 1;          // Calibration::l1_capacity_fraction
     double block_overhead_ns = 0;
     double wait_then_issue_block_ns = 0;  // Calibration::wait_then_issue_block_ns (change 96)
+    double warp_wait_shared_part = 0;     // Calibration::warp_wait_shared_part (change 96)
     double launch_overhead_ns = 0;
     // L2 request coalescer (Calibration::lrc_model; off when both probabilities are 0).
     double lrc_in_step_one_block = 0;

@@ -279,6 +279,7 @@ Result<Rates> make_rates(const Hardware& hw, DType dtype) {
     r.lrc_block_distance = c.lrc_block_distance;
     r.block_overhead_ns = c.block_overhead_ns;
     r.wait_then_issue_block_ns = c.wait_then_issue_block_ns;
+    r.warp_wait_shared_part = c.warp_wait_shared_part;
     r.launch_overhead_ns = c.launch_overhead_ns;
     return r;
 }

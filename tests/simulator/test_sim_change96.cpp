@@ -5,6 +5,8 @@
 // a fixed 2.3-2.9 us per block. Other launches do not pay it.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "core/hardware.hpp"
 #include "simulator/simulate.hpp"
 #include "sim_test_support.hpp"
@@ -72,4 +74,71 @@ TEST_CASE("wait_then_issue_block_ns: nothing without the wait-then-issue loop", 
 TEST_CASE("wait_then_issue_block_ns: optional, non-negative, fingerprinted", "[sim][change96]") {
     test::check_optional_field("wait_then_issue_block_ns", &Calibration::wait_then_issue_block_ns, 1000.0,
                                {"-1", "\"x\""});
+}
+
+namespace {
+
+// The bundled H100 profile with the GEMM kernel's wait kept a wait (warp_wait_shared 2) and
+// released while it waits (sm_share_resident 2), or shared (warp_wait_shared 1).
+Hardware split_gpu(double wait_shared, double part) {
+    auto hw = load_hardware("calibrated/h100-sxm");
+    INFO((hw ? std::string() : hw.error().message));
+    REQUIRE(hw.ok());
+    hw->calibration.warp_wait_shared = wait_shared;
+    hw->calibration.sm_share_resident = 2;
+    hw->calibration.warp_wait_shared_part = part;
+    return *hw;
+}
+
+// The data set's GEMM kernel configuration: 64 x 64 x 32 tiles, 3 stages, 8 warps (3 blocks per
+// SM on the H100), 2048 x 2048 x 512.
+Workload dataset_gemm() {
+    WorkloadSpec g;
+    g.kernel = "gemm";
+    g.m = g.n = 2048;
+    g.k = 512;
+    g.tile_m = g.tile_n = 64;
+    g.tile_k = 32;
+    g.stages = 3;
+    g.warps = 8;
+    auto w = make_workload(g);
+    REQUIRE(w.ok());
+    return *w;
+}
+
+}  // namespace
+
+TEST_CASE("warp_wait_shared_part: the GEMM kernel's wait split into shared SM work and a wait", "[sim][change96]") {
+    const Workload g = dataset_gemm();
+    const double waited = duration(g, split_gpu(2, 0));
+    const double shared = duration(g, split_gpu(1, 0));
+    const double all_shared = duration(g, split_gpu(2, 1));
+    const double half = duration(g, split_gpu(2, 0.5));
+    INFO("all a wait " << waited << " ns, half " << half << " ns, all shared " << all_shared
+                       << " ns, warp_wait_shared 1 " << shared << " ns");
+    // All of it shared is warp_wait_shared 1 for this launch.
+    CHECK(all_shared == Approx(shared).epsilon(1e-12));
+    // The split changes the launch, and lands between the two ends.
+    CHECK(half != Approx(waited).epsilon(1e-6));
+    CHECK(half >= 0.999 * std::min(waited, all_shared));
+    CHECK(half <= 1.001 * std::max(waited, all_shared));
+    // Launches whose wait warp_wait_shared 2 already shares (softmax has none; FlashAttention-2
+    // issues before it waits) do not move.
+    WorkloadSpec f;
+    f.kernel = "attention-flash2";
+    f.batch = 2;
+    f.heads = 4;
+    f.seq = 1024;
+    f.head_dim = 64;
+    f.tile_m = 64;
+    f.tile_n = 64;
+    f.stages = 2;
+    f.warps = 4;
+    auto fw = make_workload(f);
+    REQUIRE(fw.ok());
+    CHECK(duration(*fw, split_gpu(2, 0.7)) == Approx(duration(*fw, split_gpu(2, 0))).epsilon(1e-12));
+}
+
+TEST_CASE("warp_wait_shared_part: optional, a fraction, fingerprinted", "[sim][change96]") {
+    test::check_optional_field("warp_wait_shared_part", &Calibration::warp_wait_shared_part, 0.4, {"-0.1", "1.5"});
 }
