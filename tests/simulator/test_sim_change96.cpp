@@ -28,6 +28,23 @@ double duration(const Workload& w, const Hardware& hw) {
     return test::predict(w, hw).total[Metric::gpu_time_duration];
 }
 
+// FlashAttention-2 (its loop issues before it waits), 64 x 64 tiles, 2 stages, 4 warps.
+Workload flash2_workload() {
+    WorkloadSpec f;
+    f.kernel = "attention-flash2";
+    f.batch = 2;
+    f.heads = 4;
+    f.seq = 1024;
+    f.head_dim = 64;
+    f.tile_m = f.tile_n = 64;
+    f.stages = 2;
+    f.warps = 4;
+    auto w = make_workload(f);
+    INFO((w ? std::string() : w.error().message));
+    REQUIRE(w.ok());
+    return *w;
+}
+
 }  // namespace
 
 TEST_CASE("wait_then_issue_block_ns: a GEMM block starts later by the field", "[sim][change96]") {
@@ -55,20 +72,8 @@ TEST_CASE("wait_then_issue_block_ns: nothing without the wait-then-issue loop", 
     // Softmax (no pipelined loop) and FlashAttention-2 (issues before it waits) never pay it.
     const Workload s = test::softmax_workload("online", 4096, 2048, 4);
     CHECK(duration(s, gpu(1, 2000)) == Approx(duration(s, gpu(1, 0))).epsilon(1e-12));
-    WorkloadSpec f;
-    f.kernel = "attention-flash2";
-    f.batch = 2;
-    f.heads = 4;
-    f.seq = 1024;
-    f.head_dim = 64;
-    f.tile_m = 64;
-    f.tile_n = 64;
-    f.stages = 2;
-    f.warps = 4;
-    auto fw = make_workload(f);
-    INFO((fw ? std::string() : fw.error().message));
-    REQUIRE(fw.ok());
-    CHECK(duration(*fw, gpu(1, 2000)) == Approx(duration(*fw, gpu(1, 0))).epsilon(1e-12));
+    const Workload fw = flash2_workload();
+    CHECK(duration(fw, gpu(1, 2000)) == Approx(duration(fw, gpu(1, 0))).epsilon(1e-12));
 }
 
 TEST_CASE("wait_then_issue_block_ns: optional, non-negative, fingerprinted", "[sim][change96]") {
@@ -124,19 +129,8 @@ TEST_CASE("warp_wait_shared_part: the GEMM kernel's wait split into shared SM wo
     CHECK(half <= 1.001 * std::max(waited, all_shared));
     // Launches whose wait warp_wait_shared 2 already shares (softmax has none; FlashAttention-2
     // issues before it waits) do not move.
-    WorkloadSpec f;
-    f.kernel = "attention-flash2";
-    f.batch = 2;
-    f.heads = 4;
-    f.seq = 1024;
-    f.head_dim = 64;
-    f.tile_m = 64;
-    f.tile_n = 64;
-    f.stages = 2;
-    f.warps = 4;
-    auto fw = make_workload(f);
-    REQUIRE(fw.ok());
-    CHECK(duration(*fw, split_gpu(2, 0.7)) == Approx(duration(*fw, split_gpu(2, 0))).epsilon(1e-12));
+    const Workload fw = flash2_workload();
+    CHECK(duration(fw, split_gpu(2, 0.7)) == Approx(duration(fw, split_gpu(2, 0))).epsilon(1e-12));
 }
 
 TEST_CASE("warp_wait_shared_part: optional, a fraction, fingerprinted", "[sim][change96]") {
