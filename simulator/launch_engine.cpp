@@ -463,9 +463,10 @@ private:
     double store_issue_ns_per_byte_ = 0;
     // Launch::loads_after_wait with stages >= 2 and Rates::pipeline_wait_then_issue (change 36).
     bool wait_then_issue_ = false;
-    // Rates::warp_wait_shared applies to this launch (1: every launch; 2: not a wait-then-issue
-    // one, change 88). Set by run().
-    bool wait_shared_ = false;
+    // The part of this launch's fixed iteration wait that is shared SM work: 1 where
+    // Rates::warp_wait_shared applies (1: every launch; 2: not a wait-then-issue one, change 88),
+    // Rates::warp_wait_shared_part for a wait-then-issue one under 2 (change 96), else 0. Set by run().
+    double wait_shared_part_ = 0;
     // The stages the loop's order uses: the launch's, or 1 where Rates::pipeline_serial applies
     // (change 63: a block's loads wait for its compute). Set by run().
     int stages_ = 1;
@@ -810,16 +811,11 @@ Status Engine::load_program(Slot& slot, std::int64_t item) {
         // wait / B of work on the SM server, where the B resident blocks share it, so B blocks take
         // wait + B x work per iteration in step or out of step (a block alone on an SM: wait +
         // work when B is 1).
-        if (wait_shared_ && warp_.on && !warp_.issue_form && !warp_.queue_form && ph.comp_latency_ns > 0) {
-            add_sm_work(ph, ph.comp_latency_ns / warp_.blocks);
-            ph.comp_latency_ns = 0;
-        }
-        // Change 96 (Calibration::warp_wait_shared_part): with warp_wait_shared 2, that part of a
-        // wait-then-issue launch's wait is shared SM work as above; the rest stays a wait.
-        else if (r.warp_wait_shared == 2 && r.warp_wait_shared_part > 0 && launch_.loads_after_wait && warp_.on &&
-                 !warp_.issue_form && !warp_.queue_form && ph.comp_latency_ns > 0) {
-            add_sm_work(ph, r.warp_wait_shared_part * ph.comp_latency_ns / warp_.blocks);
-            ph.comp_latency_ns *= 1.0 - r.warp_wait_shared_part;
+        // Change 96 (Calibration::warp_wait_shared_part): a wait-then-issue launch under
+        // warp_wait_shared 2 shares only that part of it; the rest stays a wait.
+        if (wait_shared_part_ > 0 && warp_.on && !warp_.issue_form && !warp_.queue_form && ph.comp_latency_ns > 0) {
+            add_sm_work(ph, wait_shared_part_ * ph.comp_latency_ns / warp_.blocks);
+            ph.comp_latency_ns *= 1.0 - wait_shared_part_;
         }
         // Block-wide reductions (softmax: a row's max and sum): a dependent chain that every warp
         // of the block waits for, hidden only by other blocks' work, like the fixed wait above.
@@ -1543,7 +1539,9 @@ Result<LaunchResult> Engine::run(double start_ns) {
     sector_factor_ = launch_.store_sector_factor(st_.hw->l2_sector_bytes);
     store_issue_ns_per_byte_ = launch_.fragment_stores() ? r.fragment_store_issue_ns_per_byte : 0.0;
     wait_then_issue_ = r.pipeline_wait_then_issue && launch_.loads_after_wait && stages_ >= 2;
-    wait_shared_ = r.warp_wait_shared == 1 || (r.warp_wait_shared == 2 && !launch_.loads_after_wait);
+    wait_shared_part_ = r.warp_wait_shared == 1 || (r.warp_wait_shared == 2 && !launch_.loads_after_wait) ? 1.0
+                        : r.warp_wait_shared == 2                                                     ? r.warp_wait_shared_part
+                                                                                                      : 0.0;
     // A lane's requests return one after another (load_latency_ns_per_byte); in a pipelined loop
     // with pipelined_load_burst_issue (change 53; 2: only loops that issue before they wait,
     // change 54) they leave one cp.async at a time and the warp's load-issue cost paces them.
