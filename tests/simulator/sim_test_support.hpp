@@ -124,15 +124,17 @@ inline Workload softmax_workload(const std::string& variant, std::int64_t rows, 
     return *w;
 }
 
-// A square GEMM of 64 x 64 x 32 tiles, 2 stages, 4 warps.
-inline Workload small_gemm_workload(std::int64_t size = 512) {
+// A GEMM of size x size outputs in 64 x 64 x 32 tiles: square (k = size) with 2 stages and
+// 4 warps unless told otherwise.
+inline Workload small_gemm_workload(std::int64_t size = 512, std::int64_t k = 0, int stages = 2, int warps = 4) {
     WorkloadSpec g;
     g.kernel = "gemm";
-    g.m = g.n = g.k = size;
+    g.m = g.n = size;
+    g.k = k > 0 ? k : size;
     g.tile_m = g.tile_n = 64;
     g.tile_k = 32;
-    g.stages = 2;
-    g.warps = 4;
+    g.stages = stages;
+    g.warps = warps;
     auto w = make_workload(g);
     REQUIRE(w.ok());
     return *w;

@@ -95,26 +95,12 @@ Hardware split_gpu(double wait_shared, double part) {
     return *hw;
 }
 
-// The data set's GEMM kernel configuration: 64 x 64 x 32 tiles, 3 stages, 8 warps (3 blocks per
-// SM on the H100), 2048 x 2048 x 512.
-Workload dataset_gemm() {
-    WorkloadSpec g;
-    g.kernel = "gemm";
-    g.m = g.n = 2048;
-    g.k = 512;
-    g.tile_m = g.tile_n = 64;
-    g.tile_k = 32;
-    g.stages = 3;
-    g.warps = 8;
-    auto w = make_workload(g);
-    REQUIRE(w.ok());
-    return *w;
-}
-
 }  // namespace
 
 TEST_CASE("warp_wait_shared_part: the GEMM kernel's wait split into shared SM work and a wait", "[sim][change96]") {
-    const Workload g = dataset_gemm();
+    // The data set's GEMM kernel configuration, 2048 x 2048 x 512: 3 stages, 8 warps (3 blocks per
+    // SM on the H100).
+    const Workload g = test::small_gemm_workload(2048, 512, 3, 8);
     const double waited = duration(g, split_gpu(2, 0));
     const double shared = duration(g, split_gpu(1, 0));
     const double all_shared = duration(g, split_gpu(2, 1));
